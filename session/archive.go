@@ -1,0 +1,261 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Archive marks session id archived (durably, in place) and then moves its
+// files into archived/. A crash between the two leaves a marked document in
+// session/, which MigrateArchived finishes moving. A damaged document, or
+// one locked by another process, is refused and nothing moves.
+func (s *Store) Archive(id string) error {
+	return s.withLock(id, func() error {
+		mu := s.docMu(id)
+		mu.Lock()
+		defer mu.Unlock()
+		dir, archived, err := s.locate(id)
+		if err != nil {
+			return err
+		}
+		if archived {
+			return fmt.Errorf("%w: %s", ErrAlreadyArchived, id)
+		}
+		doc, err := s.loadFrom(dir, id)
+		if err != nil {
+			return err
+		}
+		if !doc.Archived {
+			doc.Archived = true
+			if err := s.saveTo(dir, doc); err != nil {
+				return err
+			}
+		}
+		return s.moveFiles(id, s.dir, s.archivedDir)
+	})
+}
+
+// Restore clears the archived mark (durably, in archived/) and then moves
+// the session's files back to session/. A crash between the two leaves an
+// unmarked document in archived/, which a second Restore finishes.
+func (s *Store) Restore(id string) error {
+	return s.withLock(id, func() error {
+		mu := s.docMu(id)
+		mu.Lock()
+		defer mu.Unlock()
+		dir, archived, err := s.locate(id)
+		if err != nil {
+			return err
+		}
+		doc, err := s.loadFrom(dir, id)
+		if err != nil {
+			return err
+		}
+		if !archived && !doc.Archived {
+			return fmt.Errorf("%w: %s", ErrNotArchived, id)
+		}
+		if doc.Archived {
+			doc.Archived = false
+			if err := s.saveTo(dir, doc); err != nil {
+				return err
+			}
+		}
+		if !archived {
+			return nil // it never left session/: clearing the mark was all
+		}
+		return s.moveFiles(id, s.archivedDir, s.dir)
+	})
+}
+
+// MigrateReport says what MigrateArchived did.
+type MigrateReport struct {
+	Moved   []string       // sessions moved into archived/
+	Locked  []*LockedError // marked archived but held by another process: left
+	Damaged []Summary      // not readable: left as they are
+}
+
+// MigrateArchived moves documents in session/ that say they are archived
+// into archived/, skipping those whose lock another process holds. It runs
+// at startup; progress(done, total) may be nil.
+func (s *Store) MigrateArchived(progress func(done, total int)) (MigrateReport, error) {
+	var rep MigrateReport
+	sums, err := s.scanDir(s.dir)
+	if err != nil {
+		return rep, err
+	}
+	var marked []string
+	for _, sum := range sums {
+		switch {
+		case sum.Damaged != "":
+			rep.Damaged = append(rep.Damaged, sum)
+		case sum.Archived:
+			marked = append(marked, sum.ID)
+		}
+	}
+	for i, id := range marked {
+		if progress != nil {
+			progress(i, len(marked))
+		}
+		err := s.migrateOne(id)
+		var le *LockedError
+		switch {
+		case errors.As(err, &le):
+			rep.Locked = append(rep.Locked, le)
+		case err != nil:
+			return rep, err
+		default:
+			rep.Moved = append(rep.Moved, id)
+		}
+	}
+	if progress != nil && len(marked) > 0 {
+		progress(len(marked), len(marked))
+	}
+	return rep, nil
+}
+
+func (s *Store) migrateOne(id string) error {
+	l, err := s.Lock(id, Owner{PID: os.Getpid()})
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	mu := s.docMu(id)
+	mu.Lock()
+	defer mu.Unlock()
+	// Re-read under the lock: the holder we waited for may have changed it.
+	doc, err := s.loadFrom(s.dir, id)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) || (err == nil && !doc.Archived) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.moveFiles(id, s.dir, s.archivedDir)
+}
+
+// moveFiles moves every file of session id (the document, its sidecars,
+// anything named <id>.*) from one folder to the other, except the lock file,
+// which stays put so that moving never drops a lock. The document moves last,
+// so a crash leaves it where its remaining files are still looked for. No
+// file at the destination is ever replaced.
+func (s *Store) moveFiles(id, from, to string) error {
+	names, err := sessionFiles(from, id)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(to, name)); err == nil {
+			return fmt.Errorf("move session %s: %w: %s", id, ErrConflict, filepath.Join(to, name))
+		}
+	}
+	for _, name := range names {
+		if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
+			return fmt.Errorf("move session %s: %w", id, err)
+		}
+	}
+	if err := syncDir(to); err != nil {
+		return err
+	}
+	return syncDir(from)
+}
+
+// sessionFiles lists the files of session id in dir, the document last.
+func sessionFiles(dir, id string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list files of session %s: %w", id, err)
+	}
+	var names []string
+	hasDoc := false
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, id+".") || e.IsDir() {
+			continue
+		}
+		switch name {
+		case id + ".lock":
+		case id + ".json":
+			hasDoc = true
+		default:
+			names = append(names, name)
+		}
+	}
+	if hasDoc {
+		names = append(names, id+".json")
+	}
+	return names, nil
+}
+
+// Sidecar kinds: transcripts an earlier version of the app kept beside a
+// document. They are read, shown and searched; nothing writes new ones.
+const (
+	SidecarReadline = "readline"
+	SidecarConsole  = "console"
+)
+
+// Sidecar reads a historical sidecar of session id. Its absence is an error
+// that satisfies errors.Is(err, fs.ErrNotExist).
+func (s *Store) Sidecar(id, kind string) ([]byte, error) {
+	if kind != SidecarReadline && kind != SidecarConsole {
+		return nil, fmt.Errorf("unknown sidecar kind %q", kind)
+	}
+	dir, archived, err := s.locate(id)
+	if err != nil {
+		return nil, err
+	}
+	other := s.archivedDir
+	if archived {
+		other = s.dir
+	}
+	// An archive or restore cut short can leave a sidecar in the other folder.
+	for _, d := range []string{dir, other} {
+		data, err := os.ReadFile(filepath.Join(d, id+"."+kind))
+		if !errors.Is(err, fs.ErrNotExist) {
+			return data, err
+		}
+	}
+	return nil, fmt.Errorf("session %s has no %s sidecar: %w", id, kind, fs.ErrNotExist)
+}
+
+// ImageRefs collects the SHA-256 of every image that any document, active
+// or archived, refers to. Damaged documents cannot say what they refer to:
+// they are returned so that a collection can refuse to run.
+func (s *Store) ImageRefs(progress func(done, total int)) (map[string]bool, []Summary, error) {
+	refs := map[string]bool{}
+	var damaged []Summary
+	var ids []struct{ dir, id string }
+	for _, dir := range []string{s.dir, s.archivedDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("collect image references: %w", err)
+		}
+		for _, e := range entries {
+			if id, ok := docID(e); ok {
+				ids = append(ids, struct{ dir, id string }{dir, id})
+			}
+		}
+	}
+	for i, d := range ids {
+		if progress != nil {
+			progress(i, len(ids))
+		}
+		doc, err := s.loadFrom(d.dir, d.id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, ErrDamaged):
+			damaged = append(damaged, Summary{ID: d.id, Damaged: err.Error()})
+		case err != nil:
+			return nil, nil, err
+		default:
+			doc.ImageRefs(func(sha string) { refs[sha] = true })
+		}
+	}
+	if progress != nil {
+		progress(len(ids), len(ids))
+	}
+	return refs, damaged, nil
+}

@@ -1,0 +1,167 @@
+// Package session owns a profile's sessions on disk: the document model, the
+// store (load, save, list, archive, restore, migrate), writer locks and the
+// content-addressed image store. It knows nothing of HTTP.
+package session
+
+import (
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Schema is the document schema this package reads and writes.
+const Schema = 1
+
+// Document is one session: header fields, then ordered threads. Fields this
+// version does not know are kept in Unknown and written back unchanged, so a
+// document written by a newer myco survives a rewrite by this one.
+//
+// JSON is handled by github.com/go-json-experiment/json, the mirror of
+// encoding/json/v2 (stable in Go 1.27): it keeps unknown members in one pass,
+// rejects invalid UTF-8 and duplicate keys, which encoding/json does not.
+type Document struct {
+	Schema     int       `json:"schema"`
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	Model      string    `json:"model,omitempty"`
+	Cwd        string    `json:"cwd,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	Archived   bool      `json:"archived"`
+	Parent     *Parent   `json:"parent,omitempty"`
+	Links      []Link    `json:"links,omitempty"`
+	Scratchpad string    `json:"scratchpad,omitempty"`
+	// Threads comes last among known fields: listings stop reading here.
+	Threads []Thread       `json:"threads"`
+	Unknown jsontext.Value `json:",unknown"`
+}
+
+// Parent records where a forked session came from.
+type Parent struct {
+	Session string         `json:"session"`
+	Thread  int            `json:"thread"`
+	Message string         `json:"message,omitempty"`
+	Unknown jsontext.Value `json:",unknown"`
+}
+
+// Link is a URL the agent or the person attached to the session.
+type Link struct {
+	URL     string         `json:"url"`
+	Title   string         `json:"title,omitempty"`
+	Unknown jsontext.Value `json:",unknown"`
+}
+
+// Thread is a linear conversation. A successor thread made by compaction
+// names its predecessor in CompactedFrom and starts with a summary.
+type Thread struct {
+	CreatedAt     time.Time      `json:"created_at"`
+	CompactedFrom *int           `json:"compacted_from,omitempty"`
+	Summary       string         `json:"summary,omitempty"`
+	Carried       int            `json:"carried,omitempty"`
+	Messages      []Message      `json:"messages"`
+	Unknown       jsontext.Value `json:",unknown"`
+}
+
+// Message follows the Anthropic Messages shape plus bookkeeping: an ID, the
+// time, and whether a person typed it.
+type Message struct {
+	ID         string         `json:"id"`
+	Role       string         `json:"role"`
+	At         time.Time      `json:"at,omitzero"`
+	Human      bool           `json:"human,omitzero"`
+	Model      string         `json:"model,omitempty"`
+	StopReason string         `json:"stop_reason,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	Content    []Block        `json:"content"`
+	Unknown    jsontext.Value `json:",unknown"`
+}
+
+// Stop reasons myco writes besides the providers' own.
+const (
+	StopInterrupted = "interrupted"
+	StopError       = "error"
+)
+
+// Usage is the token accounting of one model response.
+type Usage struct {
+	InputTokens              int64          `json:"input_tokens"`
+	OutputTokens             int64          `json:"output_tokens"`
+	CacheReadInputTokens     int64          `json:"cache_read_input_tokens,omitzero"`
+	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens,omitzero"`
+	Unknown                  jsontext.Value `json:",unknown"`
+}
+
+// Block is one content block: text, image, tool_use or tool_result.
+type Block struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	// Image: SHA256 names a blob in the image store. Legacy documents carry
+	// the bytes inline in Data (base64) instead; they stay readable.
+	SHA256    string `json:"sha256,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	// tool_use
+	ID    string         `json:"id,omitempty"`
+	Name  string         `json:"name,omitempty"`
+	Input jsontext.Value `json:"input,omitempty"`
+	// tool_result: Content is a string or a list of blocks, as the API allows.
+	ToolUseID  string         `json:"tool_use_id,omitempty"`
+	IsError    bool           `json:"is_error,omitzero"`
+	Content    jsontext.Value `json:"content,omitempty"`
+	DurationMS int64          `json:"duration_ms,omitzero"`
+	Unknown    jsontext.Value `json:",unknown"`
+}
+
+// Block types.
+const (
+	BlockText       = "text"
+	BlockImage      = "image"
+	BlockToolUse    = "tool_use"
+	BlockToolResult = "tool_result"
+)
+
+// MessageCount is the number of messages over all threads.
+func (d *Document) MessageCount() int {
+	n := 0
+	for _, t := range d.Threads {
+		n += len(t.Messages)
+	}
+	return n
+}
+
+// ImageRefs calls fn with the SHA-256 of every image block that refers to
+// the image store, in every thread.
+func (d *Document) ImageRefs(fn func(sha string)) {
+	for _, t := range d.Threads {
+		for _, m := range t.Messages {
+			for _, b := range m.Content {
+				if b.Type == BlockImage && b.SHA256 != "" {
+					fn(b.SHA256)
+				}
+			}
+		}
+	}
+}
+
+// Summary is what a listing shows of a document. A damaged document has
+// only its ID (from the file name) and Damaged, the reason it cannot be read.
+type Summary struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Model     string    `json:"model"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Archived  bool      `json:"archived"`
+	Messages  int       `json:"messages"`
+	Threads   int       `json:"threads"`
+	Damaged   string    `json:"damaged,omitempty"`
+}
+
+// Summarize returns the listing view of d.
+func (d *Document) Summarize() Summary {
+	return Summary{
+		ID: d.ID, Title: d.Title, Model: d.Model,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
+		Messages: d.MessageCount(), Threads: len(d.Threads),
+	}
+}

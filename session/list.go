@@ -1,0 +1,227 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// listCache keeps each document's summary with the stat it was read under,
+// so a repeated listing reads only documents that changed.
+type listCache struct {
+	mu      sync.Mutex
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	info fs.FileInfo
+	sum  Summary
+}
+
+func newListCache() *listCache { return &listCache{entries: map[string]cacheEntry{}} }
+
+func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[path]
+	if !ok || !sameFile(e.info, info) {
+		return Summary{}, false
+	}
+	return e.sum, true
+}
+
+func (c *listCache) put(path string, info fs.FileInfo, sum Summary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[path] = cacheEntry{info: info, sum: sum}
+}
+
+// prune forgets documents that are gone from the folder just listed.
+func (c *listCache) prune(dir string, seen map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for path := range c.entries {
+		if filepath.Dir(path) == dir && !seen[path] {
+			delete(c.entries, path)
+		}
+	}
+}
+
+// ListOptions choose what List returns.
+type ListOptions struct {
+	// Archived lists archived sessions instead of active ones.
+	Archived bool
+}
+
+// List returns summaries newest first (by updated_at). Active listing reads
+// session/ only; a document there that says it is archived (an archive cut
+// short, waiting for MigrateArchived) is listed with the archived ones.
+// Damaged documents are included with Damaged set and their file time as
+// UpdatedAt; they are only read, never touched.
+func (s *Store) List(opts ListOptions) ([]Summary, error) {
+	active, err := s.scanDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
+	if opts.Archived {
+		archived, err := s.scanDir(s.archivedDir)
+		if err != nil {
+			return nil, err
+		}
+		out = archived
+	}
+	for _, sum := range active {
+		if sum.Archived == opts.Archived {
+			out = append(out, sum)
+		}
+	}
+	sortNewestFirst(out)
+	return out, nil
+}
+
+func sortNewestFirst(sums []Summary) {
+	slices.SortFunc(sums, func(a, b Summary) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+}
+
+// scanDir summarises every document in dir, from the cache where the file
+// is unchanged, reading the rest in parallel.
+func (s *Store) scanDir(dir string) ([]Summary, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	sums := make([]Summary, 0, len(entries))
+	seen := make(map[string]bool, len(entries))
+	var misses []miss
+	for _, e := range entries {
+		id, ok := docID(e)
+		if !ok {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		seen[path] = true
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // moved away since ReadDir
+		} else if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		if sum, ok := s.cache.get(path, info); ok {
+			sums = append(sums, sum)
+			continue
+		}
+		misses = append(misses, miss{id: id, path: path, info: info})
+	}
+	s.cache.prune(dir, seen)
+	return append(sums, s.summarize(misses)...), nil
+}
+
+type miss struct {
+	id, path string
+	info     fs.FileInfo
+	sum      Summary
+	gone     bool
+}
+
+// docID reports whether a folder entry is a session document.
+func docID(e fs.DirEntry) (string, bool) {
+	id, ok := strings.CutSuffix(e.Name(), ".json")
+	if !ok || !e.Type().IsRegular() || ValidateID(id) != nil {
+		return "", false
+	}
+	return id, true
+}
+
+// summarize reads documents on a few goroutines: a cold listing of
+// thousands of files is bound by syscalls and parsing, both parallel.
+func (s *Store) summarize(misses []miss) []Summary {
+	workers := min(runtime.GOMAXPROCS(0)*2, len(misses))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				misses[i].sum, misses[i].gone = summarizeFile(misses[i])
+			}
+		})
+	}
+	for i := range misses {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make([]Summary, 0, len(misses))
+	for _, m := range misses {
+		if m.gone {
+			continue
+		}
+		s.cache.put(m.path, m.info, m.sum)
+		out = append(out, m.sum)
+	}
+	return out
+}
+
+func summarizeFile(m miss) (sum Summary, gone bool) {
+	f, err := os.Open(m.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Summary{}, true
+	}
+	if err != nil {
+		return Summary{ID: m.id, UpdatedAt: m.info.ModTime(), Damaged: err.Error()}, false
+	}
+	defer f.Close()
+	sum, err = scanSummary(f, m.path, m.id)
+	if err != nil {
+		sum.UpdatedAt = m.info.ModTime()
+	}
+	return sum, false
+}
+
+// Resolve turns an ID or a unique prefix of one into the full ID, looking
+// in both the active and the archived folder.
+func (s *Store) Resolve(prefix string) (string, error) {
+	if prefix == "" || ValidateID(prefix) != nil {
+		return "", fmt.Errorf("%w: %q", ErrInvalidID, prefix)
+	}
+	found := map[string]bool{}
+	for _, dir := range []string{s.dir, s.archivedDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return "", fmt.Errorf("resolve session: %w", err)
+		}
+		for _, e := range entries {
+			if id, ok := docID(e); ok && strings.HasPrefix(id, prefix) {
+				if id == prefix {
+					return id, nil
+				}
+				found[id] = true
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", ErrNotFound, prefix)
+	case 1:
+		for id := range found {
+			return id, nil
+		}
+	}
+	matches := make([]string, 0, len(found))
+	for id := range found {
+		matches = append(matches, id)
+	}
+	slices.Sort(matches)
+	return "", &AmbiguousError{Prefix: prefix, Matches: matches}
+}

@@ -1,0 +1,281 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ArchivedDir is the folder, inside the store's folder, of archived sessions.
+const ArchivedDir = "archived"
+
+// Store is a profile's session folder: documents in it are active, those in
+// its archived/ folder are archived. One Store per folder per process: it
+// owns the writer locks this process holds and serialises changes to one
+// document.
+type Store struct {
+	dir, archivedDir string
+	now              func() time.Time
+
+	mu     sync.Mutex
+	locks  map[string]heldLock
+	docMus map[string]*sync.Mutex
+	known  map[string]fs.FileInfo // the file as this store last read or wrote it
+	cache  *listCache
+}
+
+// Options tune a Store. The zero value is fine.
+type Options struct {
+	Now func() time.Time // the clock; time.Now when nil
+}
+
+// Open opens the session store in dir, creating it and its archived folder
+// (mode 0700) when absent, and removes temp files that an interrupted save
+// left behind long ago.
+func Open(dir string, opts Options) (*Store, error) {
+	s := &Store{
+		dir: dir, archivedDir: filepath.Join(dir, ArchivedDir), now: opts.Now,
+		locks: map[string]heldLock{}, docMus: map[string]*sync.Mutex{},
+		known: map[string]fs.FileInfo{}, cache: newListCache(),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, d := range []string{s.dir, s.archivedDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
+		if err := sweepTemp(d); err != nil {
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Dir is the folder of active sessions.
+func (s *Store) Dir() string { return s.dir }
+
+var idPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`)
+
+// ValidateID refuses anything that could not be a session ID, so that an ID
+// taken from a URL or a command line can never name a path elsewhere.
+func ValidateID(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	return nil
+}
+
+// NewSession is what Create needs; every field is optional.
+type NewSession struct {
+	Title, Model, Cwd string
+}
+
+// Create makes a new session with a UUIDv7 ID (time-ordered) and one empty
+// thread, and saves it.
+func (s *Store) Create(n NewSession) (*Document, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	now := s.now().UTC()
+	doc := &Document{
+		Schema: Schema, ID: id.String(), Title: n.Title, Model: n.Model, Cwd: n.Cwd,
+		CreatedAt: now, UpdatedAt: now,
+		Threads: []Thread{{CreatedAt: now, Messages: []Message{}}},
+	}
+	if err := s.Save(doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// docMu serialises read-modify-write of one document within this process.
+func (s *Store) docMu(id string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mu, ok := s.docMus[id]
+	if !ok {
+		mu = &sync.Mutex{}
+		s.docMus[id] = mu
+	}
+	return mu
+}
+
+// locate finds the folder holding session id's document.
+func (s *Store) locate(id string) (dir string, archived bool, err error) {
+	if err := ValidateID(id); err != nil {
+		return "", false, err
+	}
+	if _, err := os.Lstat(filepath.Join(s.dir, id+".json")); err == nil {
+		return s.dir, false, nil
+	}
+	if _, err := os.Lstat(filepath.Join(s.archivedDir, id+".json")); err == nil {
+		return s.archivedDir, true, nil
+	}
+	return "", false, fmt.Errorf("%w: %s", ErrNotFound, id)
+}
+
+// IsArchived reports whether session id sits in the archive folder.
+func (s *Store) IsArchived(id string) (bool, error) {
+	_, archived, err := s.locate(id)
+	return archived, err
+}
+
+// Load reads and checks session id's document, active or archived.
+func (s *Store) Load(id string) (*Document, error) {
+	dir, _, err := s.locate(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadFrom(dir, id)
+}
+
+func (s *Store) loadFrom(dir, id string) (*Document, error) {
+	path := filepath.Join(dir, id+".json")
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	doc, err := Decode(data, path, id)
+	if err != nil {
+		return nil, err
+	}
+	s.remember(path, info)
+	return doc, nil
+}
+
+// Save writes doc where it lives (a new document goes to the active folder),
+// atomically and durably, holding the session's writer lock: the one this
+// store holds, or one taken for the call. It refuses to replace a file that
+// changed since this store last saw it and is now damaged.
+func (s *Store) Save(doc *Document) error {
+	if err := ValidateID(doc.ID); err != nil {
+		return err
+	}
+	return s.withLock(doc.ID, func() error {
+		mu := s.docMu(doc.ID)
+		mu.Lock()
+		defer mu.Unlock()
+		dir, _, err := s.locate(doc.ID)
+		if errors.Is(err, ErrNotFound) {
+			dir = s.dir
+		} else if err != nil {
+			return err
+		}
+		return s.saveTo(dir, doc)
+	})
+}
+
+// Update loads session id, applies fn and saves the result, all under the
+// writer lock and the document's mutex, so concurrent updates never lose one
+// another's changes. fn returning an error leaves the document as it was.
+func (s *Store) Update(id string, fn func(*Document) error) (*Document, error) {
+	var doc *Document
+	err := s.withLock(id, func() error {
+		mu := s.docMu(id)
+		mu.Lock()
+		defer mu.Unlock()
+		dir, _, err := s.locate(id)
+		if err != nil {
+			return err
+		}
+		if doc, err = s.loadFrom(dir, id); err != nil {
+			return err
+		}
+		if err := fn(doc); err != nil {
+			return err
+		}
+		return s.saveTo(dir, doc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+func (s *Store) saveTo(dir string, doc *Document) error {
+	if doc.Schema == 0 {
+		doc.Schema = Schema
+	}
+	if doc.Schema != Schema {
+		return fmt.Errorf("save session %s: schema %d: this myco writes schema %d", doc.ID, doc.Schema, Schema)
+	}
+	path := filepath.Join(dir, doc.ID+".json")
+	if err := s.checkOverwrite(path, doc.ID); err != nil {
+		return err
+	}
+	data, err := Encode(doc)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(dir, doc.ID+".json", data, 0o600); err != nil {
+		return fmt.Errorf("save session %s: %w", doc.ID, err)
+	}
+	if info, err := os.Lstat(path); err == nil {
+		s.remember(path, info)
+	}
+	return nil
+}
+
+// checkOverwrite refuses to replace a damaged document. A file this store
+// read or wrote itself, unchanged since, is known good and not read again.
+func (s *Store) checkOverwrite(path, id string) error {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", id, err)
+	}
+	if s.isKnown(path, info) {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", id, err)
+	}
+	if _, err := Decode(data, path, id); err != nil {
+		return fmt.Errorf("save session %s: refusing to overwrite: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Store) remember(path string, info fs.FileInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.known[path] = info
+}
+
+func (s *Store) isKnown(path string, info fs.FileInfo) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sameFile(s.known[path], info)
+}
+
+// sameFile reports whether two stats describe the same, unchanged file: an
+// atomic save always makes a new inode, an edit in place a new size or time.
+func sameFile(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) &&
+		a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
