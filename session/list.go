@@ -225,3 +225,24 @@ func (s *Store) Resolve(prefix string) (string, error) {
 	slices.Sort(matches)
 	return "", &AmbiguousError{Prefix: prefix, Matches: matches}
 }
+
+// Exists reports whether the session folder dir (active or archived) holds
+// a session whose ID starts with prefix. It opens no store and creates
+// nothing, so it can look into other profiles.
+func Exists(dir, prefix string) bool {
+	if ValidateID(prefix) != nil {
+		return false
+	}
+	for _, d := range []string{dir, filepath.Join(dir, ArchivedDir)} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if id, ok := docID(e); ok && strings.HasPrefix(id, prefix) {
+				return true
+			}
+		}
+	}
+	return false
+}

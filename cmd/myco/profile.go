@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"myco/profiles"
+	"myco/session"
+)
+
+// stores are a profile's folders opened as the session and image stores.
+type stores struct {
+	profile  *profiles.Profile
+	sessions *session.Store
+	images   *session.Images
+}
+
+// openStores opens an existing profile (create=false: commands that only
+// read or move data never make a profile by mistake) or creates it.
+func openStores(e env, name string, create bool) (*stores, error) {
+	if name == "" {
+		name = profiles.DefaultName
+	}
+	home, err := profiles.Home(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	var p *profiles.Profile
+	if create {
+		p, err = profiles.Open(home, name)
+	} else {
+		p, err = profiles.Lookup(home, name)
+	}
+	if errors.Is(err, profiles.ErrNotFound) {
+		return nil, fmt.Errorf("profile %q does not exist in %s%s", name, home, knownProfiles(home))
+	}
+	if err != nil {
+		return nil, err
+	}
+	ss, err := session.Open(p.SessionDir(), session.Options{})
+	if err != nil {
+		return nil, err
+	}
+	im, err := session.OpenImages(p.ImagesDir())
+	if err != nil {
+		return nil, err
+	}
+	return &stores{profile: p, sessions: ss, images: im}, nil
+}
+
+func knownProfiles(home string) string {
+	names, err := profiles.List(home)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	return " (profiles: " + strings.Join(names, ", ") + ")"
+}
+
+// resolve turns an ID prefix into an ID; when nothing matches it says which
+// other profiles hold a session with that ID.
+func (s *stores) resolve(e env, prefix string) (string, error) {
+	id, err := s.sessions.Resolve(prefix)
+	if !errors.Is(err, session.ErrNotFound) {
+		return id, err
+	}
+	msg := fmt.Sprintf("no session %q in profile %q", prefix, s.profile.Name)
+	if others := otherProfilesWith(e, s.profile.Name, prefix); len(others) > 0 {
+		msg += fmt.Sprintf("; it exists in profile %s (use --profile)", strings.Join(others, ", "))
+	}
+	return "", fmt.Errorf("%s: %w", msg, session.ErrNotFound)
+}
+
+// otherProfilesWith lists the profiles other than current that hold a
+// session matching prefix, looking without creating or changing anything.
+func otherProfilesWith(e env, current, prefix string) []string {
+	home, err := profiles.Home(e.getenv)
+	if err != nil {
+		return nil
+	}
+	names, err := profiles.List(home)
+	if err != nil {
+		return nil
+	}
+	var found []string
+	for _, name := range names {
+		if name == current {
+			continue
+		}
+		p, err := profiles.Lookup(home, name)
+		if err != nil {
+			continue
+		}
+		if session.Exists(p.SessionDir(), prefix) {
+			found = append(found, fmt.Sprintf("%q", name))
+		}
+	}
+	return found
+}

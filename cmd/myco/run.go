@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// errUsage marks a command line that could not be understood; the usage text
+// has been printed already.
+var errUsage = errors.New("usage")
+
+// exitCode prints err as one line and turns it into the process's status:
+// 0 success, 2 a bad command line, 1 anything else.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintf(stderr, "myco: %s\n", oneLine(err.Error()))
+		return 1
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// env is what every command needs from the world outside.
+type env struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+}
+
+const usage = `myco - work with an LLM agent from a browser tab
+
+Usage:
+  myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server and open the home page
+  myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
+  myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
+  myco sessions show ID [--json]                        print a session (or its document as JSON)
+  myco sessions archive ID                              move a session into the archive
+  myco sessions restore ID                              bring an archived session back
+  myco images verify                                    check every stored image against its SHA-256
+  myco images gc [--dry-run]                            remove images no session refers to
+
+Every command takes --profile P (default "default"). Data lives in
+$MYCO_HOME, else $XDG_DATA_HOME/myco, else ~/.local/share/myco.
+
+Exit status: 0 on success, 1 on failure (one line on stderr says why), 2 on a
+bad command line.
+`
+
+// run is the whole program: main only wires the process to it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdout: stdout, stderr: stderr}
+	fs := newFlagSet("myco", stderr)
+	profile := fs.String("profile", "", "profile name (default \"default\")")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (loopback only)")
+	noOpen := fs.Bool("no-open", false, "print the URL instead of opening a browser")
+	resume := fs.String("resume", "", "open this session (an ID prefix is enough)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return serve(ctx, e, serveOptions{profile: *profile, addr: *addr, noOpen: *noOpen, resume: *resume})
+	}
+	switch rest[0] {
+	case "sessions":
+		return sessionsCommand(ctx, e, *profile, rest[1:])
+	case "images":
+		return imagesCommand(ctx, e, *profile, rest[1:])
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "myco: unknown command %q\n\n%s", rest[0], usage)
+		return errUsage
+	}
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting and
+// prints the one usage text.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	return fs
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`show ID --json` as well as `show --json ID`) and returns the
+// positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// wantArgs checks the number of positional arguments of a subcommand.
+func wantArgs(e env, cmd string, got []string, n int) error {
+	if len(got) == n {
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "myco %s: expected %d argument(s), got %d\n\n%s", cmd, n, len(got), usage)
+	return errUsage
+}

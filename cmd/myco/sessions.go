@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"myco/session"
+)
+
+func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, archive, restore)\n\n%s", usage)
+		return errUsage
+	}
+	fs := newFlagSet("myco sessions "+args[0], e.stderr)
+	fs.StringVar(&profile, "profile", profile, "profile name")
+	asJSON := fs.Bool("json", false, "print JSON")
+	archived := fs.Bool("archived", false, "list archived sessions")
+	pos, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "list":
+		if err := wantArgs(e, "sessions list", pos, 0); err != nil {
+			return err
+		}
+		return listSessions(e, profile, *archived, *asJSON)
+	case "show":
+		if err := wantArgs(e, "sessions show", pos, 1); err != nil {
+			return err
+		}
+		return showSession(e, profile, pos[0], *asJSON)
+	case "archive", "restore":
+		if err := wantArgs(e, "sessions "+args[0], pos, 1); err != nil {
+			return err
+		}
+		return moveSession(e, profile, pos[0], args[0] == "archive")
+	default:
+		fmt.Fprintf(e.stderr, "myco sessions: unknown command %q\n\n%s", args[0], usage)
+		return errUsage
+	}
+}
+
+func listSessions(e env, profile string, archived, asJSON bool) error {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return err
+	}
+	sums, err := st.sessions.List(session.ListOptions{Archived: archived})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if sums == nil {
+			sums = []session.Summary{}
+		}
+		return writeJSON(e, sums)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMSGS\tMODEL\tTITLE")
+	for _, s := range sums {
+		if s.Damaged != "" {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\tDAMAGED: %s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Damaged)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Messages, orDash(s.Model), orDash(s.Title))
+	}
+	return tw.Flush()
+}
+
+func showSession(e env, profile, prefix string, asJSON bool) error {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return err
+	}
+	id, err := st.resolve(e, prefix)
+	if err != nil {
+		return err
+	}
+	doc, err := st.sessions.Load(id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		data, err := session.Encode(doc)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(data)
+		return err
+	}
+	archived, err := st.sessions.IsArchived(id)
+	if err != nil {
+		return err
+	}
+	return printTranscript(e.stdout, doc, archived)
+}
+
+func moveSession(e env, profile, prefix string, archive bool) error {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return err
+	}
+	id, err := st.resolve(e, prefix)
+	if err != nil {
+		return err
+	}
+	if archive {
+		err = st.sessions.Archive(id)
+	} else {
+		err = st.sessions.Restore(id)
+	}
+	if err != nil {
+		return err
+	}
+	verb := map[bool]string{true: "archived", false: "restored"}[archive]
+	fmt.Fprintf(e.stdout, "%s %s\n", verb, id)
+	return nil
+}
+
+func writeJSON(e env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

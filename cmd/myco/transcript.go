@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"myco/session"
+)
+
+// printTranscript writes a session as plain text: its header, then every
+// thread's messages, tool calls and their outcomes shortened.
+func printTranscript(w io.Writer, doc *session.Document, archived bool) error {
+	p := &printer{w: w}
+	p.line("%s", orDash(doc.Title))
+	p.line("  id       %s", doc.ID)
+	p.line("  model    %s", orDash(doc.Model))
+	p.line("  folder   %s", orDash(doc.Cwd))
+	p.line("  created  %s", doc.CreatedAt.Local().Format(time.DateTime))
+	p.line("  updated  %s", doc.UpdatedAt.Local().Format(time.DateTime))
+	if archived || doc.Archived {
+		p.line("  archived yes")
+	}
+	for _, l := range doc.Links {
+		p.line("  link     %s %s", l.URL, l.Title)
+	}
+	if doc.Scratchpad != "" {
+		p.line("  scratchpad:\n%s", indent(doc.Scratchpad, "    "))
+	}
+	for i, t := range doc.Threads {
+		p.thread(i, t)
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+func (p *printer) thread(i int, t session.Thread) {
+	p.line("\n=== thread %d (%d messages) ===", i, len(t.Messages))
+	if t.CompactedFrom != nil {
+		p.line("compacted from thread %d; summary:\n%s", *t.CompactedFrom, indent(t.Summary, "  "))
+	}
+	for _, m := range t.Messages {
+		p.message(m)
+	}
+}
+
+func (p *printer) message(m session.Message) {
+	head := m.Role
+	if m.Human {
+		head = "you"
+	}
+	if !m.At.IsZero() {
+		head += " " + m.At.Local().Format(time.DateTime)
+	}
+	if m.StopReason == session.StopInterrupted || m.StopReason == session.StopError {
+		head += " [" + m.StopReason + "]"
+	}
+	p.line("\n[%s]", head)
+	for _, b := range m.Content {
+		p.block(b)
+	}
+}
+
+func (p *printer) block(b session.Block) {
+	switch b.Type {
+	case session.BlockText:
+		p.line("%s", b.Text)
+	case session.BlockImage:
+		if b.SHA256 != "" {
+			p.line("[image sha256:%s %s]", b.SHA256, b.MediaType)
+		} else {
+			p.line("[inline image %s, %d base64 bytes]", b.MediaType, len(b.Data))
+		}
+	case session.BlockToolUse:
+		p.line("→ %s %s", b.Name, shorten(string(b.Input), 400))
+	case session.BlockToolResult:
+		status := "ok"
+		if b.IsError {
+			status = "error"
+		}
+		p.line("← %s (%d ms)\n%s", status, b.DurationMS, indent(shorten(resultText(b.Content), 2000), "  "))
+	default:
+		p.line("[%s block]", b.Type)
+	}
+}
+
+// resultText extracts the text of a tool result, which is a string or a
+// list of content blocks.
+func resultText(raw []byte) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type, Text string
+	}
+	if json.Unmarshal(raw, &blocks) == nil {
+		var parts []string
+		for _, b := range blocks {
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			} else {
+				parts = append(parts, "["+b.Type+"]")
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return string(raw)
+}
+
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + fmt.Sprintf("… (%d more bytes)", len(s)-max)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
