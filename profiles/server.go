@@ -1,0 +1,78 @@
+package profiles
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// ServerInfo is server.json: how to reach the profile's running server.
+type ServerInfo struct {
+	PID       int       `json:"pid"`
+	URL       string    `json:"url"`
+	Token     string    `json:"token"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// WriteServerInfo writes info to path atomically with mode 0600: the token
+// in it opens the agent's shell.
+func WriteServerInfo(path string, info ServerInfo) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write server info: %w", err)
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("write server info %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadServerInfo reads server.json at path. The error wraps fs.ErrNotExist
+// when no server has written one.
+func ReadServerInfo(path string) (ServerInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ServerInfo{}, fmt.Errorf("read server info: %w", err)
+	}
+	info, err := parseServerInfo(data)
+	if err != nil {
+		return ServerInfo{}, fmt.Errorf("server info %s is malformed: %w", path, err)
+	}
+	return info, nil
+}
+
+func parseServerInfo(data []byte) (ServerInfo, error) {
+	var info ServerInfo
+	if err := json.Unmarshal(data, &info); err != nil {
+		return ServerInfo{}, err
+	}
+	if info.PID <= 0 || info.URL == "" || info.Token == "" {
+		return ServerInfo{}, errors.New("it needs a pid, a url and a token")
+	}
+	return info, nil
+}
+
+// RemoveServerInfo removes server.json at path if it still names pid. A file
+// naming another pid, or one that does not parse, is left alone: another
+// server may have started since. Between the read and the removal a new
+// server could still replace the file; the window is a few syscalls wide and
+// the cost is a stale record that the next start checks anyway.
+func RemoveServerInfo(path string, pid int) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove server info: %w", err)
+	}
+	if info, err := parseServerInfo(data); err != nil || info.PID != pid {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove server info: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package profiles
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+)
+
+// Approval values for Approvals.Bash and Approvals.Edit.
+const (
+	ApprovalAsk   = "ask"
+	ApprovalAllow = "allow"
+)
+
+// defaultCompactPercent leaves a fifth of the window for the summary, the
+// carried turns and the answer when auto_compact_at is not set.
+const defaultCompactPercent = 80
+
+// Settings is a profile's settings.json. Every key of the file is optional;
+// LoadSettings fills the missing ones from DefaultSettings.
+type Settings struct {
+	DefaultModel  string              `json:"default_model"`
+	TitleModel    string              `json:"title_model"`
+	Providers     map[string]Provider `json:"providers"`
+	Models        map[string]Model    `json:"models"`
+	Approvals     Approvals           `json:"approvals"`
+	DeniedPaths   []string            `json:"denied_paths"`
+	RedactSecrets *bool               `json:"redact_secrets"`
+}
+
+// Provider says where a model provider is and which environment variable
+// holds its key; the key itself never lives in the file.
+type Provider struct {
+	BaseURL   string `json:"base_url"`
+	APIKeyEnv string `json:"api_key_env"`
+}
+
+// Model holds the limits of one provider/model-id.
+type Model struct {
+	ContextWindow int `json:"context_window"`
+	// AutoCompactAt is a pointer because 0 turns automatic compaction off
+	// while nil means the default (see CompactAt).
+	AutoCompactAt *int `json:"auto_compact_at,omitempty"`
+}
+
+// Approvals says, per kind of tool, whether the agent asks first ("ask") or
+// goes ahead ("allow").
+type Approvals struct {
+	Bash string `json:"bash"`
+	Edit string `json:"edit"`
+}
+
+// DefaultSettings returns the settings of a profile with no settings.json.
+// Each call returns fresh maps and slices, so callers may change them.
+func DefaultSettings() Settings {
+	redact := true
+	return Settings{
+		DefaultModel: "anthropic/claude-sonnet-4-5",
+		TitleModel:   "anthropic/claude-haiku-4-5",
+		Providers: map[string]Provider{
+			"anthropic": {BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY"},
+			"openai":    {BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+		},
+		Models: map[string]Model{
+			"anthropic/claude-sonnet-4-5": {ContextWindow: 200000},
+			"anthropic/claude-haiku-4-5":  {ContextWindow: 200000},
+		},
+		Approvals:     Approvals{Bash: ApprovalAsk, Edit: ApprovalAsk},
+		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
+		RedactSecrets: &redact,
+	}
+}
+
+// CompactAt returns the context size in tokens at which automatic compaction
+// starts, or 0 when it is off. Without auto_compact_at it is 80% of the
+// context window, and off when the window is unknown.
+func (m Model) CompactAt() int {
+	if m.AutoCompactAt != nil {
+		return *m.AutoCompactAt
+	}
+	return m.ContextWindow * defaultCompactPercent / 100
+}
+
+// RedactsSecrets reports whether secrets are redacted; unset means yes.
+func (s Settings) RedactsSecrets() bool {
+	return s.RedactSecrets == nil || *s.RedactSecrets
+}
+
+// LoadSettings reads the settings file at path, merged over DefaultSettings.
+// An absent file gives the defaults. A file that cannot be used gives a
+// *SettingsError naming the line and column; the file is left as it is.
+func LoadSettings(path string) (Settings, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultSettings(), nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: %w", err)
+	}
+	// Some editors on Windows start UTF-8 files with a byte order mark,
+	// which encoding/json refuses.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	s, err := parseSettings(data)
+	if err != nil {
+		return Settings{}, newSettingsError(path, data, err)
+	}
+	return s, nil
+}
+
+// parseSettings treats a blank file like an absent one: a user who created
+// an empty settings.json asked for nothing.
+func parseSettings(data []byte) (Settings, error) {
+	var f fileSettings
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &f); err != nil {
+			return Settings{}, err
+		}
+	}
+	s := f.over(DefaultSettings())
+	return s, s.Validate()
+}
+
+// ApplyEnv returns s with the environment's overrides for one run: MYCO_MODEL
+// replaces default_model, ANTHROPIC_BASE_URL and OPENAI_BASE_URL replace the
+// providers' base_url. s itself is not changed. Call Validate on the result
+// to check the values that came from the environment.
+func (s Settings) ApplyEnv(getenv func(string) string) Settings {
+	if model := getenv("MYCO_MODEL"); model != "" {
+		s.DefaultModel = model
+	}
+	// The map is shared with the caller's copy of s.
+	s.Providers = maps.Clone(s.Providers)
+	s.setBaseURL("anthropic", getenv("ANTHROPIC_BASE_URL"))
+	s.setBaseURL("openai", getenv("OPENAI_BASE_URL"))
+	return s
+}
+
+func (s *Settings) setBaseURL(provider, url string) {
+	if url == "" {
+		return
+	}
+	if s.Providers == nil {
+		s.Providers = map[string]Provider{}
+	}
+	p, ok := s.Providers[provider]
+	if !ok {
+		p = DefaultSettings().Providers[provider]
+	}
+	p.BaseURL = url
+	s.Providers[provider] = p
+}
+
+// SaveSettings writes s to path atomically with mode 0600. It writes every
+// field, so defaults in s become explicit in the file. It refuses invalid
+// settings, and refuses to replace a file that LoadSettings rejects: that
+// file holds the user's edits and is theirs to fix.
+func SaveSettings(path string, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("save settings %s: %w", path, err)
+	}
+	var se *SettingsError
+	if _, err := LoadSettings(path); errors.As(err, &se) {
+		return fmt.Errorf("save settings: not replacing a file with errors: %w", err)
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("save settings %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package profiles
+
+// fileSettings is settings.json as written: pointers tell a key that is
+// absent (take the default) from one set to a zero value ("" or 0 or false).
+type fileSettings struct {
+	DefaultModel  *string                 `json:"default_model"`
+	TitleModel    *string                 `json:"title_model"`
+	Providers     map[string]fileProvider `json:"providers"`
+	Models        map[string]fileModel    `json:"models"`
+	Approvals     fileApprovals           `json:"approvals"`
+	DeniedPaths   *[]string               `json:"denied_paths"`
+	RedactSecrets *bool                   `json:"redact_secrets"`
+}
+
+type fileProvider struct {
+	BaseURL   *string `json:"base_url"`
+	APIKeyEnv *string `json:"api_key_env"`
+}
+
+type fileModel struct {
+	ContextWindow *int `json:"context_window"`
+	AutoCompactAt *int `json:"auto_compact_at"`
+}
+
+type fileApprovals struct {
+	Bash *string `json:"bash"`
+	Edit *string `json:"edit"`
+}
+
+// over returns s with every key the file sets. Providers and models merge key
+// by key, so a file that sets only a provider's api_key_env keeps its
+// default base_url. A denied_paths list replaces the default one whole: the
+// user must be able to remove an entry. s must come from DefaultSettings.
+func (f fileSettings) over(s Settings) Settings {
+	set(&s.DefaultModel, f.DefaultModel)
+	set(&s.TitleModel, f.TitleModel)
+	for name, fp := range f.Providers {
+		s.Providers[name] = fp.over(s.Providers[name])
+	}
+	for name, fm := range f.Models {
+		s.Models[name] = fm.over(s.Models[name])
+	}
+	set(&s.Approvals.Bash, f.Approvals.Bash)
+	set(&s.Approvals.Edit, f.Approvals.Edit)
+	set(&s.DeniedPaths, f.DeniedPaths)
+	if f.RedactSecrets != nil {
+		s.RedactSecrets = f.RedactSecrets
+	}
+	return s
+}
+
+func (f fileProvider) over(p Provider) Provider {
+	set(&p.BaseURL, f.BaseURL)
+	set(&p.APIKeyEnv, f.APIKeyEnv)
+	return p
+}
+
+func (f fileModel) over(m Model) Model {
+	set(&m.ContextWindow, f.ContextWindow)
+	if f.AutoCompactAt != nil {
+		m.AutoCompactAt = f.AutoCompactAt
+	}
+	return m
+}
+
+func set[T any](dst, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}

@@ -1,0 +1,346 @@
+package profiles_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"myco/profiles"
+)
+
+func TestDefaultSettings(t *testing.T) {
+	yes := true
+	want := profiles.Settings{
+		DefaultModel: "anthropic/claude-sonnet-4-5",
+		TitleModel:   "anthropic/claude-haiku-4-5",
+		Providers: map[string]profiles.Provider{
+			"anthropic": {BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY"},
+			"openai":    {BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+		},
+		Models: map[string]profiles.Model{
+			"anthropic/claude-sonnet-4-5": {ContextWindow: 200000},
+			"anthropic/claude-haiku-4-5":  {ContextWindow: 200000},
+		},
+		Approvals:     profiles.Approvals{Bash: "ask", Edit: "ask"},
+		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
+		RedactSecrets: &yes,
+	}
+	got := profiles.DefaultSettings()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DefaultSettings() mismatch (-want +got):\n%s", diff)
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("DefaultSettings().Validate() = %v", err)
+	}
+	got.Providers["openai"] = profiles.Provider{}
+	got.DeniedPaths[0] = "changed"
+	if diff := cmp.Diff(want, profiles.DefaultSettings()); diff != "" {
+		t.Errorf("changing one result changed the next (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadSettings(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want func(s *profiles.Settings)
+	}{
+		{name: "absent file gives defaults", file: "absent.json", want: func(*profiles.Settings) {}},
+		{name: "blank file gives defaults", file: "blank.json", want: func(*profiles.Settings) {}},
+		{
+			name: "byte order mark is skipped",
+			file: "bom.json",
+			want: func(s *profiles.Settings) { s.Approvals.Edit = "allow" },
+		},
+		{
+			name: "file merged over defaults",
+			file: "merge.json",
+			want: func(s *profiles.Settings) {
+				no := false
+				s.DefaultModel = "openai/llama3.1:8b"
+				s.Providers["openai"] = profiles.Provider{BaseURL: "http://127.0.0.1:11434/v1", APIKeyEnv: ""}
+				s.Providers["anthropic"] = profiles.Provider{BaseURL: "https://api.anthropic.com", APIKeyEnv: "MY_ANTHROPIC_KEY"}
+				s.Models["anthropic/claude-sonnet-4-5"] = profiles.Model{ContextWindow: 200000, AutoCompactAt: ptr(0)}
+				s.Models["openai/llama3.1:8b"] = profiles.Model{ContextWindow: 131072, AutoCompactAt: ptr(100000)}
+				s.Approvals.Bash = "allow"
+				s.DeniedPaths = []string{"~/.ssh", "~/secrets"}
+				s.RedactSecrets = &no
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := profiles.DefaultSettings()
+			tt.want(&want)
+			got, err := profiles.LoadSettings(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("LoadSettings() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// badSettings are the hand-written files in testdata that LoadSettings must
+// refuse, with the place and the message it must report.
+var badSettings = []struct {
+	file string
+	line int
+	col  int
+	msg  string
+}{
+	{"trailing_comma.json", 3, 31, "invalid character '}' looking for beginning of object key string"},
+	{"truncated.json", 2, 49, "unexpected end of JSON input"},
+	{"unicode_column.json", 2, 33, "invalid character ']' looking for beginning of value"},
+	{"bash_not_string.json", 3, 13, "approvals.bash must be a string"},
+	{"approvals_not_object.json", 2, 16, "approvals must be an object"},
+	{"context_window_string.json", 3, 42, `models["openai/gpt-4.1"].context_window must be a whole number`},
+	{"denied_paths_not_array.json", 2, 19, "denied_paths must be an array"},
+	{"denied_path_number.json", 4, 5, "denied_paths[1] must be a string"},
+	{"top_level_array.json", 1, 1, "the file must be an object"},
+	{"approval_always.json", 4, 13, `approvals.edit must be "ask" or "allow", not "always"`},
+	{"default_model_no_provider.json", 2, 20, `default_model must be provider/model-id, not "claude-sonnet-4-5"`},
+	{"model_key_no_provider.json", 4, 16, `models["gpt-4.1"] must be named provider/model-id`},
+	{"base_url_no_scheme.json", 3, 28, `providers.openai.base_url must be an http or https URL, not "localhost:11434/v1"`},
+	{
+		"compact_past_window.json", 3, 55,
+		`models["anthropic/claude-haiku-4-5"].auto_compact_at must not be larger than context_window (200000): it would never start`,
+	},
+}
+
+func TestLoadSettingsRefusesBadFiles(t *testing.T) {
+	type report struct {
+		Line, Column int
+		Error        string
+	}
+	for _, tt := range badSettings {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			_, err := profiles.LoadSettings(path)
+			var se *profiles.SettingsError
+			if !errors.As(err, &se) {
+				t.Fatalf("LoadSettings() error = %v, want a *SettingsError", err)
+			}
+			want := report{tt.line, tt.col, "settings " + path + ":" + itoa(tt.line) + ":" + itoa(tt.col) + ": " + tt.msg}
+			got := report{se.Line, se.Column, err.Error()}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("LoadSettings() error mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBadSettingsFileIsNeverReplaced(t *testing.T) {
+	for _, tt := range badSettings {
+		t.Run(tt.file, func(t *testing.T) {
+			original, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, "settings.json")
+			if err := os.WriteFile(path, original, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := profiles.LoadSettings(path); err == nil {
+				t.Fatal("LoadSettings() succeeded, want an error")
+			}
+			if err := profiles.SaveSettings(path, profiles.DefaultSettings()); err == nil {
+				t.Error("SaveSettings() over a bad file succeeded, want an error")
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(original, got); diff != "" {
+				t.Errorf("file changed (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"settings.json"}, entries(t, dir)); diff != "" {
+				t.Errorf("folder changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSaveSettings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	first := profiles.DefaultSettings()
+	second := profiles.DefaultSettings()
+	second.DefaultModel = "openai/gpt-4.1"
+	second.Models["openai/gpt-4.1"] = profiles.Model{ContextWindow: 1000000, AutoCompactAt: ptr(0)}
+	second.Approvals.Edit = "allow"
+	second.DeniedPaths = []string{}
+	for _, want := range []profiles.Settings{first, second} {
+		if err := profiles.SaveSettings(path, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := profiles.LoadSettings(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("LoadSettings() after SaveSettings() mismatch (-want +got):\n%s", diff)
+		}
+	}
+	if got := modeOf(t, path); got != 0o600 {
+		t.Errorf("settings mode = %v, want %v", got, os.FileMode(0o600))
+	}
+	if diff := cmp.Diff([]string{"settings.json"}, entries(t, dir)); diff != "" {
+		t.Errorf("temp files left behind (-want +got):\n%s", diff)
+	}
+}
+
+func TestSaveSettingsRefusesInvalidSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	s := profiles.DefaultSettings()
+	s.Approvals.Bash = "yes"
+	err := profiles.SaveSettings(path, s)
+	want := "save settings " + path + `: approvals.bash must be "ask" or "allow", not "yes"`
+	if err == nil || err.Error() != want {
+		t.Errorf("SaveSettings() error = %v, want %s", err, want)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SaveSettings() wrote a file: stat error = %v", err)
+	}
+}
+
+func TestApplyEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want func(s *profiles.Settings)
+	}{
+		{name: "no overrides", env: map[string]string{}, want: func(*profiles.Settings) {}},
+		{
+			name: "MYCO_MODEL",
+			env:  map[string]string{"MYCO_MODEL": "openai/gpt-4.1"},
+			want: func(s *profiles.Settings) { s.DefaultModel = "openai/gpt-4.1" },
+		},
+		{
+			name: "base URLs",
+			env: map[string]string{
+				"ANTHROPIC_BASE_URL": "http://127.0.0.1:9001",
+				"OPENAI_BASE_URL":    "http://127.0.0.1:11434/v1",
+			},
+			want: func(s *profiles.Settings) {
+				s.Providers["anthropic"] = profiles.Provider{BaseURL: "http://127.0.0.1:9001", APIKeyEnv: "ANTHROPIC_API_KEY"}
+				s.Providers["openai"] = profiles.Provider{BaseURL: "http://127.0.0.1:11434/v1", APIKeyEnv: "OPENAI_API_KEY"}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := profiles.DefaultSettings()
+			want := profiles.DefaultSettings()
+			tt.want(&want)
+			got := base.ApplyEnv(func(k string) string { return tt.env[k] })
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ApplyEnv() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(profiles.DefaultSettings(), base); diff != "" {
+				t.Errorf("ApplyEnv() changed its receiver (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestApplyEnvAddsMissingProvider(t *testing.T) {
+	got := profiles.Settings{}.ApplyEnv(func(k string) string {
+		return map[string]string{"OPENAI_BASE_URL": "http://h/v1"}[k]
+	})
+	want := map[string]profiles.Provider{"openai": {BaseURL: "http://h/v1", APIKeyEnv: "OPENAI_API_KEY"}}
+	if diff := cmp.Diff(want, got.Providers); diff != "" {
+		t.Errorf("ApplyEnv() providers mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateReportsEnvOverride(t *testing.T) {
+	s := profiles.DefaultSettings().ApplyEnv(func(k string) string {
+		return map[string]string{"MYCO_MODEL": "gpt"}[k]
+	})
+	want := `default_model must be provider/model-id, not "gpt"`
+	if err := s.Validate(); err == nil || err.Error() != want {
+		t.Errorf("Validate() = %v, want %s", err, want)
+	}
+}
+
+func TestSplitModel(t *testing.T) {
+	tests := []struct {
+		name         string
+		in           string
+		wantProvider string
+		wantID       string
+		wantErr      bool
+	}{
+		{name: "plain", in: "anthropic/claude-sonnet-4-5", wantProvider: "anthropic", wantID: "claude-sonnet-4-5"},
+		{name: "slashes in the ID", in: "openai/meta-llama/Llama-3.1-8B", wantProvider: "openai", wantID: "meta-llama/Llama-3.1-8B"},
+		{name: "tag", in: "openai/llama3.1:8b", wantProvider: "openai", wantID: "llama3.1:8b"},
+		{name: "no provider", in: "claude", wantErr: true},
+		{name: "empty provider", in: "/claude", wantErr: true},
+		{name: "empty ID", in: "anthropic/", wantErr: true},
+		{name: "space", in: "anthropic/claude sonnet", wantErr: true},
+		{name: "empty", in: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			provider, id, err := profiles.SplitModel(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("SplitModel(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			if provider != tt.wantProvider || id != tt.wantID {
+				t.Errorf("SplitModel(%q) = %q, %q, want %q, %q", tt.in, provider, id, tt.wantProvider, tt.wantID)
+			}
+		})
+	}
+}
+
+func TestCompactAt(t *testing.T) {
+	tests := []struct {
+		name  string
+		model profiles.Model
+		want  int
+	}{
+		{name: "default is 80% of the window", model: profiles.Model{ContextWindow: 200000}, want: 160000},
+		{name: "explicit", model: profiles.Model{ContextWindow: 200000, AutoCompactAt: ptr(120000)}, want: 120000},
+		{name: "zero turns it off", model: profiles.Model{ContextWindow: 200000, AutoCompactAt: ptr(0)}, want: 0},
+		{name: "unknown window is off", model: profiles.Model{}, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.model.CompactAt(); got != tt.want {
+				t.Errorf("CompactAt() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRedactsSecrets(t *testing.T) {
+	no, yes := false, true
+	tests := []struct {
+		name string
+		set  *bool
+		want bool
+	}{
+		{name: "unset", set: nil, want: true},
+		{name: "true", set: &yes, want: true},
+		{name: "false", set: &no, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (profiles.Settings{RedactSecrets: tt.set}).RedactsSecrets(); got != tt.want {
+				t.Errorf("RedactsSecrets() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func itoa(n int) string { return strconv.Itoa(n) }
