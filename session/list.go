@@ -246,3 +246,30 @@ func Exists(dir, prefix string) bool {
 	}
 	return false
 }
+
+// Header summarises session id from its header, reading no message into
+// memory: cheaper than Load for a document that may be large.
+func (s *Store) Header(id string) (Summary, error) {
+	dir, archived, err := s.locate(id)
+	if err != nil {
+		return Summary{}, err
+	}
+	path := filepath.Join(dir, id+".json")
+	info, err := os.Lstat(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if sum, ok := s.cache.get(path, info); ok {
+		return sum, nil
+	}
+	sum, gone := summarizeFile(miss{id: id, path: path, info: info})
+	if gone {
+		return Summary{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	s.cache.put(path, info, sum)
+	if sum.Damaged != "" {
+		return sum, &DamagedError{Path: path, Reason: sum.Damaged}
+	}
+	sum.Archived = sum.Archived || archived
+	return sum, nil
+}

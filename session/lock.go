@@ -105,8 +105,8 @@ func (s *Store) Owner(id string) (owner Owner, ok bool, err error) {
 	return Owner{}, false, err
 }
 
-// heldOwner reports the owner if this store holds the lock of id.
-func (s *Store) holds(id string) bool {
+// Holds reports whether this store holds session id's writer lock.
+func (s *Store) Holds(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.locks[id]
@@ -116,7 +116,7 @@ func (s *Store) holds(id string) bool {
 // withLock runs fn holding session id's writer lock: the one this store
 // already holds, or a lock taken for the call.
 func (s *Store) withLock(id string, fn func() error) error {
-	if s.holds(id) {
+	if s.Holds(id) {
 		return fn()
 	}
 	l, err := s.Lock(id, Owner{PID: os.Getpid()})
