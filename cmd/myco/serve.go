@@ -2,11 +2,24 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/cli/browser"
+	"github.com/gofrs/flock"
 
 	"myco/profiles"
+	"myco/server"
 )
 
 type serveOptions struct {
@@ -14,8 +27,176 @@ type serveOptions struct {
 	noOpen                bool
 }
 
+// serve starts the profile's server, or opens the page on the one already
+// running, and waits for Ctrl-C or SIGTERM.
 func serve(ctx context.Context, e env, opts serveOptions) error {
-	return errors.New("the server is not built yet (see the browser-app issue)")
+	st, err := openStores(e, opts.profile, true)
+	if err != nil {
+		return err
+	}
+	settings, err := profiles.LoadSettings(st.profile.SettingsPath())
+	if err != nil {
+		return err
+	}
+	settings = settings.ApplyEnv(e.getenv)
+	page := "/"
+	if opts.resume != "" {
+		id, err := st.resolve(e, opts.resume)
+		if err != nil {
+			return err
+		}
+		page = "/s/" + id
+	}
+	// One server per profile: the first to take server.lock serves, the
+	// others open the page on it.
+	serverLock := flock.New(filepath.Join(st.profile.Dir, "server.lock"))
+	locked, err := serverLock.TryLock()
+	if err != nil {
+		return fmt.Errorf("lock profile %q: %w", st.profile.Name, err)
+	}
+	if !locked {
+		return openRunning(e, st.profile, page, opts.noOpen)
+	}
+	defer serverLock.Unlock()
+	migrate(e, st)
+	return runServer(ctx, e, st, settings, page, opts)
+}
+
+// openRunning opens page on the profile's live server.
+func openRunning(e env, p *profiles.Profile, page string, noOpen bool) error {
+	info, err := waitServerInfo(p)
+	if err != nil {
+		return err
+	}
+	link := info.URL + page + "?token=" + info.Token
+	fmt.Fprintf(e.stdout, "myco is already running for profile %q (pid %d): %s\n", p.Name, info.PID, link)
+	if !noOpen {
+		openBrowser(e, link)
+	}
+	return nil
+}
+
+// waitServerInfo reads server.json of a server that holds the profile lock;
+// it may be a moment before a server that just started writes it.
+func waitServerInfo(p *profiles.Profile) (profiles.ServerInfo, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		info, err := profiles.ReadServerInfo(p.ServerPath())
+		if err == nil && answers(info) {
+			return info, nil
+		}
+		if time.Now().After(deadline) {
+			return info, fmt.Errorf("another myco holds profile %q but does not answer (server.json: %v)", p.Name, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// answers reports whether the server in info is up and is the one the file
+// names (PIDs get reused; the token proves it).
+func answers(info profiles.ServerInfo) bool {
+	req, err := http.NewRequest(http.MethodGet, info.URL+"/healthz", nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	client := http.Client{Timeout: 2 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// migrate finishes archives that a crash cut short before serving.
+func migrate(e env, st *stores) {
+	p := newProgress(e.stderr, "moving archived sessions")
+	rep, err := st.sessions.MigrateArchived(p.update)
+	p.done()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "myco: moving archived sessions: %v\n", err)
+	}
+	if len(rep.Moved) > 0 {
+		fmt.Fprintf(e.stderr, "myco: moved %d archived sessions into the archive\n", len(rep.Moved))
+	}
+	for _, le := range rep.Locked {
+		fmt.Fprintf(e.stderr, "myco: left %v\n", le)
+	}
+}
+
+func runServer(ctx context.Context, e env, st *stores, settings profiles.Settings, page string, opts serveOptions) error {
+	ln, err := listenLoopback(opts.addr)
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	token, err := newToken()
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{
+		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
+		Cwd: cwd, DefaultModel: settings.DefaultModel,
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}, ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	info := profiles.ServerInfo{PID: os.Getpid(), URL: srv.URL(), Token: token, StartedAt: time.Now().UTC()}
+	if err := profiles.WriteServerInfo(st.profile.ServerPath(), info); err != nil {
+		ln.Close()
+		return err
+	}
+	defer profiles.RemoveServerInfo(st.profile.ServerPath(), info.PID)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ctx, ln) }()
+	link := srv.URL() + page + "?token=" + token
+	fmt.Fprintf(e.stdout, "myco is serving profile %q at %s\n", st.profile.Name, link)
+	if !opts.noOpen {
+		openBrowser(e, link)
+	}
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// listenLoopback listens on addr, which must be a loopback address: the
+// agent's shell must never be reachable from the network.
+func listenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("--addr %q: myco listens on a loopback address only (127.0.0.1)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func openBrowser(e env, link string) {
+	browser.Stdout, browser.Stderr = io.Discard, io.Discard
+	if err := browser.OpenURL(link); err != nil {
+		fmt.Fprintf(e.stderr, "myco: could not open a browser (%v); open the URL above\n", err)
+	}
 }
 
 // liveServer reads the profile's server.json and reports it when the

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"myco/session"
+)
+
+// cli runs the program in process against a temp MYCO_HOME.
+type cli struct {
+	t    *testing.T
+	home string
+}
+
+func newCLI(t *testing.T) *cli {
+	t.Helper()
+	return &cli{t: t, home: t.TempDir()}
+}
+
+func (c *cli) run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "MYCO_HOME" {
+			return c.home
+		}
+		return ""
+	}
+	err := run(context.Background(), args, getenv, &out, &errOut)
+	code = exitCode(err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func (c *cli) store(profile string) *session.Store {
+	c.t.Helper()
+	s, err := session.Open(c.sessionDir(profile), session.Options{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return s
+}
+
+func (c *cli) sessionDir(profile string) string {
+	return filepath.Join(c.home, "profiles", profile, "session")
+}
+
+func (c *cli) create(profile, title string) string {
+	c.t.Helper()
+	doc, err := c.store(profile).Create(session.NewSession{Title: title, Model: "anthropic/x"})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return doc.ID
+}
+
+func TestSessionCommands(t *testing.T) {
+	c := newCLI(t)
+	a := c.create("default", "Alpha")
+	b := c.create("default", "Beta")
+	other := c.create("work", "Elsewhere")
+
+	out, errOut, code := c.run("sessions", "list")
+	if code != 0 || !strings.Contains(out, a) || !strings.Contains(out, "Beta") || strings.Index(out, b) > strings.Index(out, a) {
+		t.Fatalf("list: code %d out %q err %q", code, out, errOut)
+	}
+
+	out, _, code = c.run("sessions", "list", "--json")
+	var sums []session.Summary
+	if code != 0 || json.Unmarshal([]byte(out), &sums) != nil || len(sums) != 2 {
+		t.Fatalf("list --json: code %d out %q", code, out)
+	}
+
+	out, _, code = c.run("sessions", "show", a[:len(a)-4], "--json")
+	if code != 0 || !strings.Contains(out, `"title": "Alpha"`) {
+		t.Errorf("show prefix --json: %d %q", code, out)
+	}
+	out, _, code = c.run("--profile", "work", "sessions", "show", other)
+	if code != 0 || !strings.Contains(out, "Elsewhere") {
+		t.Errorf("show in work: %d %q", code, out)
+	}
+
+	_, errOut, code = c.run("sessions", "show", other)
+	if code != 1 || !strings.Contains(errOut, `profile "work"`) {
+		t.Errorf("show of another profile's session: %d %q", code, errOut)
+	}
+	_, errOut, code = c.run("sessions", "show", a[:4])
+	if code != 1 || !strings.Contains(errOut, "ambiguous") {
+		t.Errorf("ambiguous prefix: %d %q", code, errOut)
+	}
+	if n := strings.Count(strings.TrimSpace(errOut), "\n"); n != 0 {
+		t.Errorf("error is %d lines: %q", n+1, errOut)
+	}
+
+	_, _, code = c.run("sessions", "archive", a)
+	if _, err := os.Stat(filepath.Join(c.sessionDir("default"), "archived", a+".json")); code != 0 || err != nil {
+		t.Fatalf("archive: code %d, file %v", code, err)
+	}
+	out, _, _ = c.run("sessions", "list", "--archived")
+	if !strings.Contains(out, a) || strings.Contains(out, b) {
+		t.Errorf("list --archived: %q", out)
+	}
+	_, errOut, code = c.run("sessions", "archive", a)
+	if code != 1 || !strings.Contains(errOut, "already archived") {
+		t.Errorf("archive twice: %d %q", code, errOut)
+	}
+	_, _, code = c.run("sessions", "restore", a)
+	if _, err := os.Stat(filepath.Join(c.sessionDir("default"), a+".json")); code != 0 || err != nil {
+		t.Fatalf("restore: code %d, file %v", code, err)
+	}
+}
+
+func TestArchiveLockedNamesOwner(t *testing.T) {
+	c := newCLI(t)
+	id := c.create("default", "busy")
+	// Another open file description on the lock stands in for another
+	// process (session's tests use a real child process).
+	l, err := c.store("default").Lock(id, session.Owner{PID: 31337, URL: "http://127.0.0.1:5555"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	_, errOut, code := c.run("sessions", "archive", id)
+	if code != 1 || !strings.Contains(errOut, "locked by pid 31337 (http://127.0.0.1:5555)") {
+		t.Errorf("archive of locked session: %d %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(c.sessionDir("default"), id+".json")); err != nil {
+		t.Errorf("locked session moved: %v", err)
+	}
+}
+
+func TestDamagedDocumentCommands(t *testing.T) {
+	c := newCLI(t)
+	c.create("default", "fine")
+	id := "0193c7b2-6c1e-7c4a-9a0e-3f5b2d1e8a90"
+	path := filepath.Join(c.sessionDir("default"), id+".json")
+	bad := []byte(`{"schema": 7, "id": "` + id + `", "threads": []}`)
+	os.WriteFile(path, bad, 0o600)
+
+	out, _, code := c.run("sessions", "list")
+	if code != 0 || !strings.Contains(out, "DAMAGED: unsupported schema 7") {
+		t.Errorf("list: %d %q", code, out)
+	}
+	for _, args := range [][]string{{"sessions", "show", id}, {"sessions", "archive", id}} {
+		_, errOut, code := c.run(args...)
+		if code != 1 || !strings.Contains(errOut, "damaged") {
+			t.Errorf("%v: %d %q", args, code, errOut)
+		}
+	}
+	_, errOut, code := c.run("images", "gc")
+	if code != 1 || !strings.Contains(errOut, "damaged") {
+		t.Errorf("gc with a damaged document: %d %q", code, errOut)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) {
+		t.Errorf("damaged document changed")
+	}
+}
+
+func TestImageCommands(t *testing.T) {
+	c := newCLI(t)
+	c.create("default", "x") // makes the profile
+	im, err := session.OpenImages(filepath.Join(c.home, "profiles", "default", "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+	ref, err := im.Put(gif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := c.run("images", "verify")
+	if code != 0 || !strings.Contains(out, "checked 1 images") {
+		t.Errorf("verify: %d %q", code, out)
+	}
+	out, _, code = c.run("images", "gc", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would remove "+ref.SHA256) || !im.Has(ref.SHA256) {
+		t.Errorf("gc --dry-run: %d %q", code, out)
+	}
+	path, _ := im.Path(ref.SHA256)
+	os.WriteFile(path, []byte("GIF89a\x01\x00\x01\x00\x00\x00\x01;"), 0o600)
+	out, errOut, code := c.run("images", "verify")
+	if code != 1 || !strings.Contains(out, "corrupt") || !strings.Contains(errOut, "1 of 1 images") {
+		t.Errorf("verify corrupt: %d %q %q", code, out, errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"sessions without verb", []string{"sessions"}, 2, "which command"},
+		{"show without id", []string{"sessions", "show"}, 2, "expected 1 argument"},
+		{"unknown flag", []string{"sessions", "list", "--bogus"}, 2, "bogus"},
+		{"bad profile", []string{"--profile", "../x", "sessions", "list"}, 1, "invalid profile name"},
+		{"missing profile", []string{"--profile", "nope", "sessions", "list"}, 1, `profile "nope" does not exist`},
+		{"help", []string{"--help"}, 0, "myco sessions list"},
+		{"non-loopback addr", []string{"--addr", "0.0.0.0:0", "--no-open"}, 1, "loopback address only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("code %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.want)
+			}
+		})
+	}
+}

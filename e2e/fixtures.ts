@@ -1,0 +1,164 @@
+import { test as base, expect } from '@playwright/test';
+import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const MYCO_BIN = path.join(__dirname, '.bin', 'myco');
+export const PROFILE = 'e2e';
+
+// A myco server started for one test on a fresh MYCO_HOME, with helpers to
+// prepare its profile on disk the way a user's would look.
+export class Myco {
+  home: string;
+  profileDir: string;
+  sessionDir: string;
+  archivedDir: string;
+  imagesDir: string;
+  url = '';
+  token = '';
+  proc?: ChildProcess;
+  private stderr = '';
+
+  constructor() {
+    this.home = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-e2e-'));
+    this.profileDir = path.join(this.home, 'profiles', PROFILE);
+    this.sessionDir = path.join(this.profileDir, 'session');
+    this.archivedDir = path.join(this.sessionDir, 'archived');
+    this.imagesDir = path.join(this.profileDir, 'images');
+    for (const d of [this.sessionDir, this.archivedDir, this.imagesDir]) fs.mkdirSync(d, { recursive: true });
+  }
+
+  // start runs `myco --no-open` and waits for the line with its URL.
+  async start(extraArgs: string[] = []): Promise<void> {
+    this.proc = spawn(MYCO_BIN, ['--profile', PROFILE, '--no-open', '--addr', '127.0.0.1:0', ...extraArgs], {
+      env: { ...process.env, MYCO_HOME: this.home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.proc.stderr!.on('data', (d) => (this.stderr += d.toString()));
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('myco did not start: ' + this.stderr)), 20_000);
+      this.proc!.stdout!.on('data', (d) => {
+        out += d.toString();
+        const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\S*)/);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      this.proc!.on('exit', (code) => reject(new Error(`myco exited ${code}: ${this.stderr}`)));
+    });
+    const u = new URL(line);
+    this.token = u.searchParams.get('token')!;
+    this.url = u.origin;
+  }
+
+  // link is a URL that carries the token, as the one myco prints.
+  link(p = '/'): string {
+    return `${this.url}${p}${p.includes('?') ? '&' : '?'}token=${this.token}`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.proc || this.proc.exitCode !== null) return;
+    const exited = new Promise((r) => this.proc!.on('exit', r));
+    this.proc.kill('SIGTERM');
+    await exited;
+  }
+
+  // writeSession writes a schema-1 document into session/ (or archived/).
+  writeSession(doc: SessionDoc, where: 'active' | 'archived' = 'active'): string {
+    const full = fullDoc(doc);
+    const dir = where === 'active' ? this.sessionDir : this.archivedDir;
+    fs.writeFileSync(path.join(dir, `${full.id}.json`), JSON.stringify(full, null, 1), { mode: 0o600 });
+    return full.id;
+  }
+
+  // putImage stores bytes in the content-addressed store, as myco would.
+  putImage(bytes: Buffer): string {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const dir = path.join(this.imagesDir, sha.slice(0, 2));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, sha), bytes, { mode: 0o600 });
+    return sha;
+  }
+
+  exists(...parts: string[]): boolean {
+    return fs.existsSync(path.join(this.sessionDir, ...parts));
+  }
+
+  cleanup() {
+    fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export type Block = Record<string, unknown>;
+export interface Msg {
+  role: 'user' | 'assistant';
+  text?: string;
+  content?: Block[];
+  human?: boolean;
+  at?: string;
+}
+export interface SessionDoc {
+  id?: string;
+  title?: string;
+  model?: string;
+  updated_at?: string;
+  links?: { url: string; title?: string }[];
+  scratchpad?: string;
+  archived?: boolean;
+  threads?: { summary?: string; compacted_from?: number; messages: Msg[] }[];
+  messages?: Msg[];
+}
+
+let counter = 0;
+
+// newID makes a UUIDv7-shaped ID whose time part orders sessions.
+export function newID(ms = Date.now()): string {
+  const hex = ms.toString(16).padStart(12, '0');
+  const rnd = createHash('sha256').update(String(counter++) + Math.random()).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${rnd.slice(0, 3)}-8${rnd.slice(3, 6)}-${rnd.slice(6, 18)}`;
+}
+
+function fullDoc(d: SessionDoc) {
+  const now = d.updated_at ?? new Date().toISOString();
+  const msgs = (ms: Msg[]) =>
+    ms.map((m, i) => ({
+      id: `m${i}-${Math.random().toString(16).slice(2, 8)}`,
+      role: m.role,
+      at: m.at ?? now,
+      ...(m.human ?? m.role === 'user' ? { human: true } : {}),
+      content: m.content ?? [{ type: 'text', text: m.text ?? '' }],
+    }));
+  const threads = d.threads ?? [{ messages: d.messages ?? [] }];
+  return {
+    schema: 1,
+    id: d.id ?? newID(),
+    title: d.title ?? '',
+    model: d.model ?? 'anthropic/claude-sonnet-4-5',
+    cwd: '/tmp',
+    created_at: now,
+    updated_at: now,
+    archived: d.archived ?? false,
+    links: d.links ?? [],
+    scratchpad: d.scratchpad ?? '',
+    threads: threads.map((t) => ({
+      created_at: now,
+      ...(t.compacted_from !== undefined ? { compacted_from: t.compacted_from, summary: t.summary ?? '' } : {}),
+      messages: msgs(t.messages),
+    })),
+  };
+}
+
+export const test = base.extend<{ myco: Myco }>({
+  myco: async ({}, use) => {
+    const m = new Myco();
+    await use(m);
+    await m.stop();
+    m.cleanup();
+  },
+});
+
+export { expect };

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"myco/session"
+)
+
+// maxJSONBody bounds a JSON request: titles, scratchpads and links are small.
+const maxJSONBody = 1 << 20
+
+func (s *Server) listSessions(c echo.Context) error {
+	sums, err := s.opts.Sessions.List(session.ListOptions{Archived: c.QueryParam("archived") == "1"})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, filterSummaries(sums, c.QueryParam("q")))
+}
+
+// filterSummaries keeps the sessions whose title, model or ID contains q,
+// ignoring case. It never returns nil, so the JSON answer is always a list.
+func filterSummaries(sums []session.Summary, q string) []session.Summary {
+	q = strings.ToLower(strings.TrimSpace(q))
+	out := make([]session.Summary, 0, len(sums))
+	for _, s := range sums {
+		if q == "" || strings.Contains(strings.ToLower(s.Title), q) ||
+			strings.Contains(strings.ToLower(s.Model), q) || strings.Contains(s.ID, q) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type createRequest struct {
+	Title *string `json:"title"`
+	Model *string `json:"model"`
+}
+
+func (s *Server) createSession(c echo.Context) error {
+	var req createRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	n := session.NewSession{Model: s.opts.DefaultModel, Cwd: s.opts.Cwd}
+	if req.Title != nil {
+		n.Title = strings.TrimSpace(*req.Title)
+	}
+	if req.Model != nil {
+		n.Model = *req.Model
+	}
+	doc, err := s.opts.Sessions.Create(n)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, doc.Summarize())
+}
+
+func (s *Server) getSession(c echo.Context) error {
+	doc, err := s.opts.Sessions.Load(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	withoutInlineImages(doc)
+	return c.JSON(http.StatusOK, doc)
+}
+
+// withoutInlineImages drops the bytes of legacy inline images: the API
+// never inlines image bytes (the page serves them by URL).
+func withoutInlineImages(doc *session.Document) {
+	for ti := range doc.Threads {
+		for mi := range doc.Threads[ti].Messages {
+			for bi := range doc.Threads[ti].Messages[mi].Content {
+				doc.Threads[ti].Messages[mi].Content[bi].Data = ""
+			}
+		}
+	}
+}
+
+type patchRequest struct {
+	Title      *string         `json:"title"`
+	Scratchpad *string         `json:"scratchpad"`
+	Links      *[]session.Link `json:"links"`
+}
+
+func (s *Server) patchSession(c echo.Context) error {
+	var req patchRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Links != nil {
+		if err := checkLinks(*req.Links); err != nil {
+			return err
+		}
+	}
+	doc, err := s.opts.Sessions.Update(c.Param("id"), func(d *session.Document) error {
+		if archived, _ := s.opts.Sessions.IsArchived(d.ID); archived {
+			return fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
+		}
+		applyPatch(d, req)
+		d.UpdatedAt = s.opts.Now().UTC()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if req.Title != nil {
+		s.told.setTitle(doc.ID, doc.Title)
+		s.events.Publish(doc.ID, Event{Name: "title", Data: map[string]string{"title": doc.Title}})
+	}
+	return c.JSON(http.StatusOK, doc.Summarize())
+}
+
+func applyPatch(d *session.Document, req patchRequest) {
+	if req.Title != nil {
+		d.Title = strings.TrimSpace(*req.Title)
+	}
+	if req.Scratchpad != nil {
+		d.Scratchpad = *req.Scratchpad
+	}
+	if req.Links != nil {
+		d.Links = *req.Links
+	}
+}
+
+// checkLinks accepts web links only: a javascript: or file: URL has no
+// place in a side panel a person clicks.
+func checkLinks(links []session.Link) error {
+	for _, l := range links {
+		u, err := url.Parse(l.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: link %q must be an http or https URL", errBadInput, l.URL)
+		}
+	}
+	return nil
+}
+
+func (s *Server) archiveSession(c echo.Context) error {
+	id := c.Param("id")
+	if err := s.opts.Sessions.Archive(id); err != nil {
+		return err
+	}
+	return s.answerHeader(c, id)
+}
+
+func (s *Server) restoreSession(c echo.Context) error {
+	id := c.Param("id")
+	if err := s.opts.Sessions.Restore(id); err != nil {
+		return err
+	}
+	return s.answerHeader(c, id)
+}
+
+func (s *Server) answerHeader(c echo.Context, id string) error {
+	doc, err := s.opts.Sessions.Load(id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, doc.Summarize())
+}
+
+func (s *Server) health(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"pid": os.Getpid(), "profile": s.opts.Profile})
+}
+
+// decodeJSON reads a bounded JSON body strictly: an unknown field is more
+// likely a typo than something to ignore.
+func decodeJSON(c echo.Context, v any) error {
+	r := c.Request()
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("%w: send JSON (Content-Type: application/json)", errBadInput)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(c.Response(), r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil // an empty body means no fields
+	case errors.As(err, &tooBig):
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
+	case err != nil:
+		return fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	return nil
+}

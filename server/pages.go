@@ -1,0 +1,157 @@
+package server
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"myco/session"
+	"myco/web"
+)
+
+// maxSidecarShown bounds the historical transcript shown on a page: its
+// tail is what matters, and a console log can be huge.
+const maxSidecarShown = 256 << 10
+
+func (s *Server) homePage(c echo.Context) error     { return s.listingPage(c, false) }
+func (s *Server) archivedPage(c echo.Context) error { return s.listingPage(c, true) }
+
+func (s *Server) listingPage(c echo.Context, archived bool) error {
+	v, err := s.homeView(c, archived)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.HomePage(v))
+}
+
+// sessionRowsPartial is the list the search box and "Load more" fetch.
+func (s *Server) sessionRowsPartial(c echo.Context) error {
+	v, err := s.homeView(c, c.QueryParam("archived") == "1")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.SessionRows(v))
+}
+
+// homeView lists one page of sessions. Listing is cached per file, so the
+// cost of a page is the filter over summaries plus rendering 100 rows,
+// whatever the size of the profile.
+func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
+	sums, err := s.opts.Sessions.List(session.ListOptions{Archived: archived})
+	if err != nil {
+		return web.HomeView{}, err
+	}
+	q := c.QueryParam("q")
+	sums = filterSummaries(sums, q)
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	page = max(page, 1)
+	from := min((page-1)*web.PageSize, len(sums))
+	to := min(from+web.PageSize, len(sums))
+	return web.HomeView{
+		Archived: archived, Query: q, Rows: web.NewSessionRows(sums[from:to]),
+		Page: page, HasMore: to < len(sums), Profile: s.opts.Profile, Now: s.opts.Now(),
+	}, nil
+}
+
+func (s *Server) sessionPage(c echo.Context) error {
+	id := c.Param("id")
+	doc, err := s.opts.Sessions.Load(id)
+	if err != nil {
+		return err
+	}
+	archived, err := s.opts.Sessions.IsArchived(id)
+	if err != nil {
+		return err
+	}
+	opts := web.SessionViewOptions{Archived: archived, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
+	if owner, ok := s.lockedElsewhere(id); ok {
+		opts.LockedBy = &web.LockInfo{PID: owner.PID}
+		if owner.URL != "" {
+			opts.LockedBy.URL = owner.URL + web.SessionURL(id)
+		}
+	}
+	return render(c, http.StatusOK, web.SessionPage(web.NewSessionView(doc, opts)))
+}
+
+// sidecars reads the historical transcripts of a session, their tails only.
+func (s *Server) sidecars(id string) map[string]string {
+	out := map[string]string{}
+	for _, kind := range []string{session.SidecarReadline, session.SidecarConsole} {
+		data, err := s.opts.Sessions.Sidecar(id, kind)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			s.log.Warn("sidecar unreadable", "session", id, "kind", kind, "err", err)
+			continue
+		}
+		if len(data) > maxSidecarShown {
+			data = append([]byte(fmt.Sprintf("[… %d earlier bytes not shown]\n", len(data)-maxSidecarShown)), data[len(data)-maxSidecarShown:]...)
+		}
+		out[kind] = string(data)
+	}
+	return out
+}
+
+// messagesPartial is a page of a thread's messages before a given index:
+// "Load earlier" and the opening of a collapsed thread fetch it.
+func (s *Server) messagesPartial(c echo.Context) error {
+	doc, err := s.opts.Sessions.Load(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	thread, err1 := strconv.Atoi(c.QueryParam("thread"))
+	before, err2 := strconv.Atoi(c.QueryParam("before"))
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("%w: thread and before must be numbers", errBadInput)
+	}
+	f, err := web.MessagesFragment(doc, thread, before, web.DefaultRecentLimit)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	return render(c, http.StatusOK, web.Messages(f))
+}
+
+// inlineImage serves a legacy image kept inside a document as base64. The
+// declared media type is not trusted: the bytes must sniff as an image we
+// serve, or the answer is an error.
+func (s *Server) inlineImage(c echo.Context) error {
+	doc, err := s.opts.Sessions.Load(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	b, ok := findBlock(doc, c.Param("message"), c.Param("block"))
+	if !ok || b.Type != session.BlockImage || b.Data == "" {
+		return echo.NewHTTPError(http.StatusNotFound, "no inline image there")
+	}
+	data, err := base64.StdEncoding.DecodeString(b.Data)
+	if err != nil {
+		return fmt.Errorf("%w: inline image is not valid base64", errBadInput)
+	}
+	switch ct := http.DetectContentType(data); ct {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return serveImage(c, data, ct, false)
+	default:
+		return fmt.Errorf("%w: inline image is %s, not an image", errBadInput, ct)
+	}
+}
+
+func findBlock(doc *session.Document, messageID, index string) (session.Block, bool) {
+	i, err := strconv.Atoi(index)
+	if err != nil {
+		return session.Block{}, false
+	}
+	for _, t := range doc.Threads {
+		for _, m := range t.Messages {
+			if m.ID == messageID && i >= 0 && i < len(m.Content) {
+				return m.Content[i], true
+			}
+		}
+	}
+	return session.Block{}, false
+}

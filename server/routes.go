@@ -1,0 +1,45 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"myco/static"
+)
+
+// routes is the whole HTTP surface at a glance. Every route sits behind the
+// Host check and the token; state-changing ones behind the Origin check too.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.Recover())
+	e.Use(securityHeaders, s.checkHost, s.authenticate, s.checkOrigin)
+
+	e.GET("/", s.homePage)
+	e.GET("/archived", s.archivedPage)
+	e.GET("/partials/sessions", s.sessionRowsPartial)
+	e.GET("/s/:id", s.sessionPage)
+	e.GET("/s/:id/messages", s.messagesPartial)
+	e.GET("/s/:id/inline/:message/:block", s.inlineImage)
+	e.GET("/images/:sha", s.getImage)
+	e.GET("/static/*", s.staticFile(static.FS))
+	e.GET("/healthz", s.health)
+
+	api := e.Group("/api")
+	api.GET("/sessions", s.listSessions)
+	api.POST("/sessions", s.createSession)
+	api.GET("/sessions/:id", s.getSession)
+	api.PATCH("/sessions/:id", s.patchSession)
+	api.POST("/sessions/:id/archive", s.archiveSession)
+	api.POST("/sessions/:id/restore", s.restoreSession)
+	api.GET("/sessions/:id/events", s.sessionEvents)
+	api.POST("/images", s.uploadImage)
+
+	e.RouteNotFound("/*", func(c echo.Context) error {
+		return echo.NewHTTPError(http.StatusNotFound, "no such page")
+	})
+	return e
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// contentSecurityPolicy allows our own scripts, styles, images and
+// connections only: no inline script, no framing, no form posts elsewhere.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+// securityHeaders go on every response, errors included.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// checkHost refuses requests whose Host is not this server's own loopback
+// name and port: a DNS-rebinding page reaches 127.0.0.1 under a foreign name.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !s.ownHost(c.Request().Host) {
+			return echo.NewHTTPError(http.StatusForbidden, "unexpected Host header")
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) ownHost(host string) bool {
+	switch host {
+	case "127.0.0.1:" + s.port, "localhost:" + s.port, "[::1]:" + s.port:
+		return true
+	}
+	return false
+}
+
+// checkOrigin refuses state-changing requests from another site. Browsers
+// send Origin on every cross-origin request and on same-origin POSTs;
+// Sec-Fetch-Site backs it up where Origin is absent.
+func (s *Server) checkOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			return next(c)
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			u, err := url.Parse(origin)
+			if err != nil || u.Scheme != "http" || !s.ownHost(u.Host) {
+				return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
+			}
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused")
+		}
+		return next(c)
+	}
+}
+
+// cookieName includes the port: cookies are shared by every port of a
+// host, and each profile's server has its own token.
+func (s *Server) cookieName() string { return "myco_token_" + s.port }
+
+// authenticate accepts the token as a bearer header or the cookie. A page
+// opened with ?token= sets the cookie and redirects to the same URL without
+// it, so the token stays out of history and logs.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
+			if !s.validToken(tok) {
+				return echo.NewHTTPError(http.StatusUnauthorized, "wrong token")
+			}
+			s.setCookie(c)
+			return c.Redirect(http.StatusSeeOther, withoutToken(r.URL))
+		}
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
+			return next(c)
+		}
+		if ck, err := r.Cookie(s.cookieName()); err == nil && s.validToken(ck.Value) {
+			return next(c)
+		}
+		return echo.NewHTTPError(http.StatusUnauthorized, "missing or wrong token: open the URL that myco printed")
+	}
+}
+
+func (s *Server) validToken(tok string) bool {
+	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1
+}
+
+func (s *Server) setCookie(c echo.Context) {
+	c.SetCookie(&http.Cookie{
+		Name: s.cookieName(), Value: s.opts.Token, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+}
+
+func withoutToken(u *url.URL) string {
+	q := u.Query()
+	q.Del("token")
+	out := url.URL{Path: u.Path, RawQuery: q.Encode()}
+	if out.Path == "" {
+		out.Path = "/"
+	}
+	return out.String()
+}

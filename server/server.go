@@ -1,0 +1,108 @@
+// Package server is myco's HTTP side: echo routes, authentication and the
+// local-only safety checks, the JSON API, the pages and the event streams.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"myco/session"
+)
+
+// Options are what a Server is built from. Sessions, Images and Token are
+// required; the rest have defaults.
+type Options struct {
+	Profile  string
+	Sessions *session.Store
+	Images   *session.Images
+	// Token authenticates every request (cookie, bearer or ?token= once).
+	Token string
+	// Cwd is recorded in new sessions: the agent's shell starts there.
+	Cwd string
+	// DefaultModel is recorded in new sessions that name none.
+	DefaultModel string
+	Logger       *slog.Logger
+	Now    func() time.Time
+	// WatchInterval is how often open sessions' files are checked for
+	// changes made by other processes (the CLI, an editor); 0 means 2s.
+	WatchInterval time.Duration
+	// MaxUpload limits an image upload's body; 0 means the image store's limit.
+	MaxUpload int64
+}
+
+// Server serves one profile on one loopback port.
+type Server struct {
+	opts   Options
+	echo   *echo.Echo
+	events *Hub
+	http   *http.Server
+	port   string
+	log    *slog.Logger
+	told   told
+}
+
+// New builds the server for the listener's address. The Host check needs
+// the port, so the listener comes first.
+func New(opts Options, ln net.Listener) (*Server, error) {
+	if opts.Sessions == nil || opts.Images == nil || opts.Token == "" {
+		return nil, errors.New("server: sessions, images and token are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.WatchInterval == 0 {
+		opts.WatchInterval = 2 * time.Second
+	}
+	if opts.MaxUpload == 0 {
+		opts.MaxUpload = opts.Images.MaxSize()
+	}
+	tcp, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		return nil, fmt.Errorf("server: refusing to listen on %s: loopback only", ln.Addr())
+	}
+	s := &Server{opts: opts, log: opts.Logger, port: strconv.Itoa(tcp.Port), told: told{state: map[string]watched{}}}
+	s.events = newHub(s.snapshot, opts.Logger)
+	s.echo = s.routes()
+	s.http = &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// URL is the address a browser opens, without the token.
+func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
+
+// Handler is the whole HTTP surface, for tests that drive it in process.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve answers requests on ln until Shutdown. It watches open sessions'
+// files for changes by other processes meanwhile.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	go s.watch(ctx)
+	go s.events.heartbeat(ctx, 15*time.Second)
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown ends the event streams first (an open stream would otherwise
+// hold http.Server.Shutdown for its whole timeout), then the server.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.events.close()
+	return s.http.Shutdown(ctx)
+}

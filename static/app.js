@@ -1,0 +1,409 @@
+// myco's tab script. No dependencies and no inline handlers (the CSP allows
+// only this file): everything it acts on is marked by the server's templates
+// with data-* attributes.
+//
+//   <body data-page="home|archived|session|error" data-session-id
+//         data-archived="true|false" data-events="/api/sessions/{id}/events">
+//   [data-action="load-more|archive|restore|load-earlier"][data-url]
+//   details[data-action="open-thread"][data-url] > [data-messages]
+//
+// HTML fragments come from the server, already sanitized, and are parsed
+// through a <template>; text that arrives as JSON only ever goes in through
+// textContent.
+
+const body = document.body;
+
+// fragment parses server HTML into nodes without running anything in it.
+export function fragment(html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}
+
+async function fetchFragment(url, signal) {
+  const res = await fetch(url, {
+    credentials: 'same-origin',
+    headers: { Accept: 'text/html' },
+    signal,
+  });
+  if (!res.ok) throw new Error(await errorText(res));
+  return fragment(await res.text());
+}
+
+async function postJSON(url) {
+  const res = await fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: '{}',
+  });
+  if (!res.ok) throw new Error(await errorText(res));
+}
+
+// errorText is what a failed response says: the API's {"error": "..."},
+// else its status.
+async function errorText(res) {
+  if ((res.headers.get('Content-Type') || '').includes('application/json')) {
+    try {
+      const data = await res.json();
+      if (data && typeof data.error === 'string' && data.error) return data.error;
+    } catch {
+      // not JSON after all: fall back to the status
+    }
+  }
+  return `${res.status} ${res.statusText}`.trim();
+}
+
+const isAbort = (err) => err instanceof DOMException && err.name === 'AbortError';
+
+// --- Alerts -----------------------------------------------------------------
+
+const maxAlerts = 3;
+
+// showError puts a message in the page's alert region (role=alert).
+export function showError(text) {
+  const region = document.getElementById('alerts');
+  if (!region) return;
+  const toast = document.createElement('p');
+  toast.className = 'toast';
+  const span = document.createElement('span');
+  span.textContent = text;
+  const close = document.createElement('button');
+  close.type = 'button';
+  close.textContent = '×';
+  close.setAttribute('aria-label', 'Dismiss');
+  close.addEventListener('click', () => toast.remove());
+  toast.append(span, close);
+  region.append(toast);
+  while (region.children.length > maxAlerts) region.firstElementChild.remove();
+}
+
+function setBusy(el, busy) {
+  if (busy) el.setAttribute('aria-busy', 'true');
+  else el.removeAttribute('aria-busy');
+  if (el instanceof HTMLButtonElement) el.disabled = busy;
+}
+
+// --- Times ------------------------------------------------------------------
+// The server writes times in the zone it has (UTC); the reader wants theirs,
+// and "3 hours ago" must stay true while the tab stays open.
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const units = [
+  ['minute', 60, 60],
+  ['hour', 3600, 24],
+  ['day', 86400, 30],
+];
+
+function relativeText(date) {
+  const seconds = (date.getTime() - Date.now()) / 1000;
+  if (Math.abs(seconds) < 60) return relative.format(0, 'second');
+  for (const [unit, size, limit] of units) {
+    const n = Math.round(seconds / size);
+    if (Math.abs(n) < limit) return relative.format(n, unit);
+  }
+  return dateTime.format(date);
+}
+
+function localizeTime(el) {
+  const date = new Date(el.dateTime);
+  if (Number.isNaN(date.getTime())) return;
+  el.title = dateTime.format(date);
+  el.textContent = 'relative' in el.dataset ? relativeText(date) : dateTime.format(date);
+  el.dataset.localized = '';
+}
+
+function localizeTimes(root) {
+  if (root instanceof Element && root.matches('time[datetime]:not([data-localized])')) localizeTime(root);
+  for (const el of root.querySelectorAll('time[datetime]:not([data-localized])')) localizeTime(el);
+}
+
+function initTimes() {
+  localizeTimes(document);
+  // Whatever is added later (fragments, messages from the stream) is
+  // localized as it arrives.
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) if (n instanceof Element) localizeTimes(n);
+    }
+  }).observe(body, { childList: true, subtree: true });
+  setInterval(() => {
+    for (const el of document.querySelectorAll('time[data-relative]')) localizeTime(el);
+  }, 60_000);
+}
+
+// --- Listing: search, load more, archive, restore ---------------------------
+
+const searchInput = () => document.querySelector('[data-testid="search-input"]');
+const sessionList = () => document.getElementById('session-list');
+
+// listRequest is the fetch that is about to replace or extend the list; a
+// new search aborts it, so only the latest query's rows ever land.
+let listRequest = null;
+
+function startListRequest() {
+  listRequest?.abort();
+  listRequest = new AbortController();
+  return listRequest;
+}
+
+function endListRequest(ctl, list) {
+  if (listRequest !== ctl) return;
+  listRequest = null;
+  list.removeAttribute('aria-busy');
+}
+
+async function search(input) {
+  const list = sessionList();
+  if (!list) return;
+  const ctl = startListRequest();
+  const q = input.value.trim();
+  const url = new URL(input.dataset.partialUrl, location.href);
+  if (q) url.searchParams.set('q', q);
+  list.setAttribute('aria-busy', 'true');
+  try {
+    list.replaceChildren(await fetchFragment(url, ctl.signal));
+    rememberQuery(q);
+  } catch (err) {
+    if (!isAbort(err)) showError(`Search failed: ${err.message}`);
+  } finally {
+    endListRequest(ctl, list);
+  }
+}
+
+// rememberQuery keeps the filter in the address, so reloading or going back
+// shows the same rows.
+function rememberQuery(q) {
+  const page = new URL(location.href);
+  if (q) page.searchParams.set('q', q);
+  else page.searchParams.delete('q');
+  page.searchParams.delete('page');
+  history.replaceState(history.state, '', page);
+}
+
+const searchDelay = 150;
+
+function initSearch() {
+  const input = searchInput();
+  if (!input) return;
+  let timer = 0;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => search(input), searchDelay);
+  });
+  input.form?.addEventListener('submit', (e) => {
+    e.preventDefault();
+    clearTimeout(timer);
+    search(input);
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && input.value === '') input.blur();
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      moveRow(1);
+    }
+  });
+}
+
+async function loadMore(el) {
+  const list = sessionList();
+  const item = el.closest('[data-more]');
+  if (!list || !item || listRequest) return;
+  const ctl = startListRequest();
+  setBusy(el, true);
+  try {
+    item.replaceWith(await fetchFragment(el.dataset.url, ctl.signal));
+  } catch (err) {
+    setBusy(el, false);
+    if (!isAbort(err)) showError(`Could not load more sessions: ${err.message}`);
+  } finally {
+    endListRequest(ctl, list);
+  }
+}
+
+async function archiveOrRestore(el, verb) {
+  setBusy(el, true);
+  try {
+    await postJSON(el.dataset.url);
+  } catch (err) {
+    setBusy(el, false);
+    showError(`Could not ${verb} the session: ${err.message}`);
+    return;
+  }
+  if ('reload' in el.dataset) {
+    location.reload();
+    return;
+  }
+  removeRow(el.closest('[data-testid="session-row"]'));
+}
+
+// removeRow takes a row out of the list, keeping keyboard focus in the list.
+function removeRow(row) {
+  if (!row) return;
+  const list = row.parentElement;
+  const next = row.nextElementSibling || row.previousElementSibling;
+  const hadFocus = row.contains(document.activeElement);
+  row.remove();
+  if (hadFocus) next?.querySelector('a, button')?.focus();
+  if (list && !list.querySelector('.row, [data-more]')) {
+    const empty = document.createElement('li');
+    empty.className = 'empty';
+    empty.textContent = 'No sessions left here.';
+    list.append(empty);
+  }
+}
+
+// --- Session page: earlier messages and threads -----------------------------
+
+async function loadEarlier(el) {
+  const box = el.closest('[data-load-earlier]');
+  if (!box) return;
+  const anchor = box.nextElementSibling;
+  const before = anchor?.getBoundingClientRect().top;
+  const hadFocus = document.activeElement === el;
+  setBusy(el, true);
+  let frag;
+  try {
+    frag = await fetchFragment(el.dataset.url);
+  } catch (err) {
+    setBusy(el, false);
+    showError(`Could not load earlier messages: ${err.message}`);
+    return;
+  }
+  const nextButton = frag.querySelector('[data-action="load-earlier"]');
+  box.replaceWith(frag);
+  // Keep what the reader was looking at in place, rather than letting the
+  // new messages push it down.
+  if (anchor) window.scrollBy(0, anchor.getBoundingClientRect().top - before);
+  if (hadFocus) nextButton?.focus({ preventScroll: true });
+}
+
+async function openThread(details) {
+  const box = details.querySelector('[data-messages]');
+  if (!box || details.dataset.loaded) return;
+  details.dataset.loaded = 'loading';
+  const note = document.createElement('p');
+  note.className = 'loading';
+  note.textContent = 'Loading…';
+  box.replaceChildren(note);
+  try {
+    box.replaceChildren(await fetchFragment(details.dataset.url));
+    details.dataset.loaded = 'true';
+  } catch (err) {
+    delete details.dataset.loaded; // opening it again retries
+    note.className = 'failed';
+    note.textContent = `Could not load this thread: ${err.message}`;
+  }
+}
+
+function initThreads() {
+  // toggle does not bubble; a capturing listener sees every <details>.
+  document.addEventListener(
+    'toggle',
+    (e) => {
+      const d = e.target;
+      if (d instanceof HTMLDetailsElement && d.open && d.dataset.action === 'open-thread') {
+        openThread(d);
+      }
+    },
+    true,
+  );
+}
+
+// --- Session page: the event stream -----------------------------------------
+
+// stream is the page's EventSource, for other modules of the tab to listen
+// to; null when the page follows no stream.
+export let stream = null;
+
+function setTitle(title) {
+  const text = title || 'Untitled';
+  const h1 = document.querySelector('[data-testid="session-title"]');
+  if (h1) h1.textContent = text;
+  document.title = text;
+}
+
+function parseData(e) {
+  try {
+    return JSON.parse(e.data);
+  } catch {
+    return null;
+  }
+}
+
+function initStream() {
+  const url = body.dataset.events;
+  if (body.dataset.page !== 'session' || !url || body.dataset.archived === 'true') return;
+  // EventSource reconnects by itself; each reconnect starts with a snapshot.
+  stream = new EventSource(url);
+  stream.addEventListener('open', () => {
+    body.dataset.stream = 'open';
+  });
+  stream.addEventListener('error', () => {
+    body.dataset.stream = 'closed';
+  });
+  const onTitle = (e) => {
+    const data = parseData(e);
+    if (data && typeof data.title === 'string') setTitle(data.title);
+  };
+  stream.addEventListener('snapshot', onTitle);
+  stream.addEventListener('title', onTitle);
+}
+
+// --- Keyboard ---------------------------------------------------------------
+
+function isTyping(el) {
+  return el instanceof HTMLElement && (el.isContentEditable || el.matches('input, textarea, select'));
+}
+
+// moveRow moves focus to the next (1) or previous (-1) session in the list.
+function moveRow(step) {
+  const links = [...document.querySelectorAll('[data-testid="session-link"]')];
+  if (links.length === 0) return;
+  const row = document.activeElement?.closest('[data-testid="session-row"]');
+  const at = row ? links.findIndex((l) => row.contains(l)) : -1;
+  const next = at < 0 ? 0 : Math.min(links.length - 1, Math.max(0, at + step));
+  links[next].focus();
+  links[next].scrollIntoView({ block: 'nearest' });
+}
+
+function onKey(e) {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+  const listing = body.dataset.page === 'home' || body.dataset.page === 'archived';
+  if (e.key === '/') {
+    const input = searchInput();
+    if (!input) return;
+    e.preventDefault();
+    input.focus();
+    input.select();
+  } else if (listing && (e.key === 'j' || e.key === 'k')) {
+    e.preventDefault();
+    moveRow(e.key === 'j' ? 1 : -1);
+  }
+}
+
+// --- Wiring -----------------------------------------------------------------
+
+const clickActions = {
+  'load-more': loadMore,
+  archive: (el) => archiveOrRestore(el, 'archive'),
+  restore: (el) => archiveOrRestore(el, 'restore'),
+  'load-earlier': loadEarlier,
+};
+
+function onClick(e) {
+  if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return; // let "open in new tab" work
+  const el = e.target.closest('[data-action]');
+  const action = el && clickActions[el.dataset.action];
+  if (!action || el.getAttribute('aria-busy') === 'true') return;
+  e.preventDefault();
+  action(el);
+}
+
+document.addEventListener('click', onClick);
+document.addEventListener('keydown', onKey);
+initTimes();
+initSearch();
+initThreads();
+initStream();

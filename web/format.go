@@ -1,0 +1,156 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"myco/session"
+)
+
+// resultText is the text of a tool result's content, which the API allows
+// to be a string or a list of blocks. Blocks other than text are named, not
+// shown: a result's images are not loaded to read its history.
+func resultText(content jsontext.Value) string {
+	switch content.Kind() {
+	case 0, 'n':
+		return ""
+	case '"':
+		var s string
+		if json.Unmarshal(content, &s) == nil {
+			return s
+		}
+	case '[':
+		var blocks []session.Block
+		if json.Unmarshal(content, &blocks) == nil {
+			return blocksText(blocks)
+		}
+	}
+	return string(content)
+}
+
+func blocksText(blocks []session.Block) string {
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		switch b.Type {
+		case session.BlockText:
+			parts = append(parts, b.Text)
+		case session.BlockImage:
+			parts = append(parts, imageMarker(b))
+		default:
+			parts = append(parts, "["+b.Type+" block]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// imageMarker names an image the way compaction and history do.
+func imageMarker(b session.Block) string {
+	if b.SHA256 == "" {
+		return strings.TrimSpace("[image " + b.MediaType + "]")
+	}
+	return strings.TrimSpace("[image sha256:" + b.SHA256 + " " + b.MediaType + "]")
+}
+
+// indentJSON is a tool input as indented JSON; input that is not valid JSON
+// is shown as it is rather than hidden.
+func indentJSON(v jsontext.Value) string {
+	if len(v) == 0 {
+		return ""
+	}
+	out := v.Clone()
+	if err := out.Indent(jsontext.WithIndent("  ")); err != nil {
+		return string(v)
+	}
+	return string(out)
+}
+
+// previewKeys are the input fields that say what a call does at a glance,
+// in the order they are looked for.
+var previewKeys = []string{"command", "path", "action", "query", "url", "pattern"}
+
+// maxPreview bounds a call's one-line preview, in characters.
+const maxPreview = 80
+
+// inputPreview is a short hint of a tool input: the first line of its most
+// telling string field, so collapsed calls can be told apart.
+func inputPreview(v jsontext.Value) string {
+	var fields map[string]any
+	if v.Kind() != '{' || json.Unmarshal(v, &fields) != nil {
+		return ""
+	}
+	for _, k := range previewKeys {
+		if s, ok := fields[k].(string); ok && s != "" {
+			return truncate(firstLine(s), maxPreview)
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// formatDuration is a duration at the precision people read it in.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	default:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+}
+
+// isoTime is t for a <time datetime> attribute, which the tab's script
+// turns into the reader's local time.
+func isoTime(t time.Time) string { return t.Format(time.RFC3339) }
+
+// absTime is t in the zone it carries, for readers without the script.
+func absTime(t time.Time) string { return t.Format("2006-01-02 15:04 MST") }
+
+// relTime is how long before now t was, in the largest whole unit; past a
+// month the date says more than "43 days ago".
+func relTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 24*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	case d < 48*time.Hour:
+		return "yesterday"
+	case d < 30*24*time.Hour:
+		return plural(int(d/(24*time.Hour)), "day") + " ago"
+	}
+	return t.Format("2006-01-02")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// Small functions the components call; the ones worth testing on their own
+// live with the view models.
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func errorTitle(status int) string {
+	if text := http.StatusText(status); text != "" {
+		return strconv.Itoa(status) + " " + text
+	}
+	return "Error " + strconv.Itoa(status)
+}
+
+func listPage(v HomeView) string {
+	if v.Archived {
+		return "archived"
+	}
+	return "home"
+}
+
+func sessionLayout(v SessionView) LayoutView {
+	l := LayoutView{
+		Title:     v.Title,
+		Page:      "session",
+		Profile:   v.Profile,
+		SessionID: v.ID,
+		Archived:  v.Archived,
+	}
+	if v.Streams() {
+		l.EventsURL = v.EventsURL()
+	}
+	return l
+}
+
+// threadLabel names a thread for people, who count from one.
+func threadLabel(t ThreadView) string {
+	return "Thread " + strconv.Itoa(t.Index+1)
+}
+
+func imageAlt(mediaType string) string {
+	if mediaType == "" {
+		return "Image"
+	}
+	return "Image (" + mediaType + ")"
+}

@@ -1,0 +1,212 @@
+package web
+
+import (
+	"bytes"
+	"html"
+	"io"
+	"net/url"
+	"regexp"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// classPrefix starts every class chroma writes, so the sanitizer can let
+// exactly those through and the generated CSS cannot collide with ours.
+const classPrefix = "hl-"
+
+// chromaOptions make chroma write classes, never style attributes: the CSP
+// (style-src 'self') would drop inline styles anyway.
+var chromaOptions = []chromahtml.Option{
+	chromahtml.WithClasses(true),
+	chromahtml.ClassPrefix(classPrefix),
+}
+
+// markdown is goldmark with GitHub's extensions and chroma highlighting.
+// Raw HTML is left out (no html.WithUnsafe): the sanitizer is the second
+// guard, not the only one.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(
+		extension.GFM,
+		highlighting.NewHighlighting(
+			highlighting.WithFormatOptions(chromaOptions...),
+			highlighting.WithGuessLanguage(false),
+		),
+	),
+	goldmark.WithParserOptions(
+		parser.WithASTTransformers(util.Prioritized(linkRules{}, 100)),
+	),
+	goldmark.WithRendererOptions(
+		// Ahead of goldmark's own renderer (priority 1000), which would
+		// drop raw HTML and the text around it.
+		renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100)),
+	),
+)
+
+// rawHTMLAsText shows HTML written in markdown as the text it is, rather
+// than dropping it: an agent writing "<div>" means the characters more
+// often than the element, and a block of HTML is all lost otherwise.
+type rawHTMLAsText struct{}
+
+func (rawHTMLAsText) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	reg.Register(ast.KindRawHTML, renderRawHTML)
+}
+
+func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*ast.HTMLBlock)
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString("<pre><code>")
+	for i := range n.Lines().Len() {
+		seg := n.Lines().At(i)
+		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+	}
+	if n.HasClosure() {
+		_, _ = w.WriteString(html.EscapeString(string(n.ClosureLine.Value(source))))
+	}
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkContinue, nil
+}
+
+func renderRawHTML(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	n := node.(*ast.RawHTML)
+	for i := range n.Segments.Len() {
+		seg := n.Segments.At(i)
+		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+// linkRules open every link in a new tab, so following one never navigates
+// away from a conversation (the sanitizer adds rel=noopener), and turn
+// images that are not the profile's own into links: loading a remote image
+// would report to a stranger's server whenever the page is opened.
+type linkRules struct{}
+
+func (linkRules) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var foreign []*ast.Image
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link, *ast.AutoLink:
+			n.SetAttributeString("target", "_blank")
+		case *ast.Image:
+			if !ownImage.Match(n.Destination) {
+				foreign = append(foreign, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range foreign {
+		imageToLink(img)
+	}
+}
+
+// imageToLink replaces img by a link to its destination, labelled with its
+// alt text.
+func imageToLink(img *ast.Image) {
+	link := ast.NewLink()
+	link.Destination, link.Title = img.Destination, img.Title
+	link.SetAttributeString("target", "_blank")
+	for c := img.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		link.AppendChild(link, c)
+		c = next
+	}
+	if !link.HasChildren() {
+		link.AppendChild(link, ast.NewString(img.Destination))
+	}
+	img.Parent().ReplaceChild(img.Parent(), img, link)
+}
+
+// Patterns of the few attributes allowed beyond bluemonday's UGC policy.
+var (
+	// codeClass: chroma's own classes, or the language of a fence chroma
+	// does not know (goldmark writes class="language-x" then).
+	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+)$`)
+	// ownImage: the only images markdown may show are the profile's own.
+	ownImage = regexp.MustCompile(`^/images/[0-9a-f]{64}$`)
+)
+
+var policy = newPolicy()
+
+func newPolicy() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.AllowAttrs("class").Matching(codeClass).OnElements("code", "span", "pre", "div", "table", "td")
+	// UGCPolicy allows any http(s) image and allow-lists cannot narrow it;
+	// linkRules already turned foreign images into links, and this blanks
+	// any that should get past it.
+	p.RewriteSrc(func(u *url.URL) {
+		if !ownImage.MatchString(u.String()) {
+			*u = url.URL{}
+		}
+	})
+	p.AllowAttrs("target").Matching(regexp.MustCompile(`^_blank$`)).OnElements("a")
+	p.RequireNoFollowOnLinks(true)
+	p.RequireNoReferrerOnLinks(true)
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	// GFM task lists: read-only checkboxes.
+	p.AllowElements("input")
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("checked", "disabled").Matching(regexp.MustCompile(`^$`)).OnElements("input")
+	return p
+}
+
+// RenderMarkdown renders markdown (GFM, highlighted code) to sanitized HTML,
+// the only HTML a component may pass through templ.Raw.
+func RenderMarkdown(src string) string {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		// Goldmark fails only when writing fails, which a buffer does not;
+		// should it ever, the text is still shown, escaped.
+		return "<pre>" + html.EscapeString(src) + "</pre>"
+	}
+	return policy.Sanitize(buf.String())
+}
+
+// HighlightCSS writes the CSS for highlighted code: a light theme, and a
+// dark one for prefers-color-scheme: dark. static/chroma.css is its output
+// (go run ./web/chromacss); a test keeps the two in step.
+func HighlightCSS(w io.Writer) error {
+	f := chromahtml.New(append(chromaOptions, chromahtml.WithAllClasses(true))...)
+	themes := []struct{ media, style string }{
+		{"not all and (prefers-color-scheme: dark)", "github"},
+		{"(prefers-color-scheme: dark)", "github-dark"},
+	}
+	if _, err := io.WriteString(w, "/* Generated by go run ./web/chromacss; do not edit. */\n"); err != nil {
+		return err
+	}
+	for _, t := range themes {
+		if err := writeTheme(w, f, t.media, t.style); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTheme(w io.Writer, f *chromahtml.Formatter, media, style string) error {
+	if _, err := io.WriteString(w, "@media "+media+" {\n"); err != nil {
+		return err
+	}
+	if err := f.WriteCSS(w, styles.Get(style)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "}\n")
+	return err
+}

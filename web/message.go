@@ -1,0 +1,202 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"myco/session"
+)
+
+// Block kinds a MessageView shows.
+const (
+	KindText     = "text"    // HTML (markdown, sanitized) or Text (plain)
+	KindImage    = "image"   // ImageURL
+	KindToolCall = "tool"    // Tool, with its Result when one was recorded
+	KindResult   = "result"  // Result: a tool outcome whose call is not in view
+	KindUnknown  = "unknown" // a block type this version does not show
+)
+
+// MessageView is one message as the page shows it.
+type MessageView struct {
+	ID         string
+	Role       string // "user" or "assistant"
+	Human      bool   // a person typed it
+	At         time.Time
+	Model      string
+	StopReason string
+	Blocks     []BlockView
+}
+
+// BlockView is one content block. Kind says which fields are set.
+type BlockView struct {
+	Kind      string
+	HTML      string // text of the agent: markdown rendered and sanitized
+	Text      string // text of a person, or the type of an unknown block
+	ImageURL  string
+	MediaType string
+	Tool      *ToolCallView
+	Result    *ToolResultView
+}
+
+// ToolCallView is a tool the agent called and, once recorded, its outcome.
+type ToolCallView struct {
+	ID      string
+	Name    string
+	Preview string // a one-line hint of the input (the command, the path)
+	Input   string // the input as indented JSON
+	Result  *ToolResultView
+}
+
+// ToolResultView is the recorded outcome of a tool call.
+type ToolResultView struct {
+	ToolUseID string
+	Output    string
+	IsError   bool
+	Duration  time.Duration // zero when not recorded
+}
+
+// NewMessageView returns the view of m on its own: tool results are shown
+// where they are, not beside their calls. Pages use the thread-aware
+// constructors, which pair them.
+func NewMessageView(sessionID string, m session.Message) MessageView {
+	v, _ := newMessageView(sessionID, m, nil)
+	return v
+}
+
+// Label names who a message is from.
+func (m MessageView) Label() string {
+	switch {
+	case m.Role == "assistant":
+		return "Agent"
+	case m.Human:
+		return "You"
+	case m.onlyResults():
+		return "Tool results"
+	default:
+		return "myco"
+	}
+}
+
+func (m MessageView) onlyResults() bool {
+	for _, b := range m.Blocks {
+		if b.Kind != KindResult {
+			return false
+		}
+	}
+	return len(m.Blocks) > 0
+}
+
+// StopMarker is the notice a response that did not finish carries, or "".
+func (m MessageView) StopMarker() string {
+	switch m.StopReason {
+	case session.StopInterrupted:
+		return "Interrupted: this response was stopped before it finished."
+	case session.StopError:
+		return "Failed: this response ended with an error before it finished."
+	}
+	return ""
+}
+
+// ShowTime reports whether the message shows its timestamp: turns a person
+// typed do, so the conversation can be placed in time.
+func (m MessageView) ShowTime() bool { return m.Human && !m.At.IsZero() }
+
+// newMessageView builds the view of m. results holds the tool results of
+// the thread by tool_use ID; a call found there takes its result with it,
+// and paired reports which result blocks were taken so the caller can leave
+// them out where they were recorded.
+func newMessageView(sessionID string, m session.Message, results map[string]*ToolResultView) (MessageView, []string) {
+	v := MessageView{
+		ID: m.ID, Role: m.Role, Human: m.Human, At: m.At,
+		Model: m.Model, StopReason: m.StopReason,
+	}
+	var paired []string
+	for i, b := range m.Content {
+		bv := newBlockView(sessionID, m, i, b)
+		if bv.Tool != nil {
+			if r, ok := results[bv.Tool.ID]; ok {
+				bv.Tool.Result = r
+				paired = append(paired, bv.Tool.ID)
+			}
+		}
+		v.Blocks = append(v.Blocks, bv)
+	}
+	return v, paired
+}
+
+func newBlockView(sessionID string, m session.Message, i int, b session.Block) BlockView {
+	switch b.Type {
+	case session.BlockText:
+		if m.Role == "assistant" {
+			return BlockView{Kind: KindText, HTML: RenderMarkdown(b.Text)}
+		}
+		// A person's words are shown as typed: markdown would eat their
+		// asterisks and underscores.
+		return BlockView{Kind: KindText, Text: b.Text}
+	case session.BlockImage:
+		return BlockView{Kind: KindImage, ImageURL: imageURL(sessionID, m.ID, i, b), MediaType: b.MediaType}
+	case session.BlockToolUse:
+		return BlockView{Kind: KindToolCall, Tool: newToolCallView(b)}
+	case session.BlockToolResult:
+		return BlockView{Kind: KindResult, Result: newToolResultView(b)}
+	}
+	return BlockView{Kind: KindUnknown, Text: b.Type}
+}
+
+// imageURL is where the page loads an image block from. Legacy inline bytes
+// are served by the server rather than put in a data: URL, which templ
+// sanitises away and the CSP forbids.
+func imageURL(sessionID, messageID string, i int, b session.Block) string {
+	switch {
+	case b.SHA256 != "":
+		return "/images/" + url.PathEscape(b.SHA256)
+	case b.Data != "":
+		return SessionURL(sessionID) + "/inline/" + url.PathEscape(messageID) + "/" + strconv.Itoa(i)
+	}
+	return ""
+}
+
+func newToolCallView(b session.Block) *ToolCallView {
+	return &ToolCallView{
+		ID: b.ID, Name: b.Name,
+		Preview: inputPreview(b.Input),
+		Input:   indentJSON(b.Input),
+	}
+}
+
+func newToolResultView(b session.Block) *ToolResultView {
+	return &ToolResultView{
+		ToolUseID: b.ToolUseID,
+		Output:    capOutput(resultText(b.Content)),
+		IsError:   b.IsError,
+		Duration:  time.Duration(b.DurationMS) * time.Millisecond,
+	}
+}
+
+// DurationText is the duration as people read it ("26.4 s", "12 ms").
+func (r ToolResultView) DurationText() string {
+	return formatDuration(r.Duration)
+}
+
+// Status is the one-word outcome shown on a collapsed result.
+func (r ToolResultView) Status() string {
+	if r.IsError {
+		return "error"
+	}
+	return "ok"
+}
+
+// maxOutput bounds the tool output one block puts on the page: a whole file
+// read back 100 times would make the page unusable, and the document keeps
+// every byte anyway.
+const maxOutput = 64 << 10
+
+func capOutput(s string) string {
+	if len(s) <= maxOutput {
+		return s
+	}
+	cut := strings.ToValidUTF8(s[:maxOutput], "")
+	return cut + "\n… " + strconv.Itoa(len(s)-len(cut)) + " more bytes not shown"
+}

@@ -1,0 +1,233 @@
+package web
+
+import (
+	"slices"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"myco/session"
+)
+
+// SessionViewOptions is what the session page needs besides the document.
+type SessionViewOptions struct {
+	Archived    bool              // the document was loaded from the archive
+	LockedBy    *LockInfo         // another process holds the session's writer lock
+	Sidecars    map[string]string // historical transcripts by kind (readline, console)
+	RecentLimit int               // messages of the latest thread shown; DefaultRecentLimit when 0
+	Profile     string
+}
+
+// LockInfo says which process holds a session and where it serves it.
+// URL is the session's page in that process (the server builds it from the
+// lock hint); the page links to it as it is.
+type LockInfo struct {
+	PID int
+	URL string
+}
+
+// SessionView is the session page.
+type SessionView struct {
+	ID           string
+	Title        string
+	Model        string
+	Cwd          string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Archived     bool
+	LockedBy     *LockInfo
+	Parent       *ParentView
+	Links        []LinkView
+	Scratchpad   string
+	Sidecars     []SidecarView
+	MessageCount int
+	Profile      string
+	// Earlier are the threads compaction left behind, oldest first, shown
+	// collapsed; Latest is the thread that takes new messages.
+	Earlier []ThreadView
+	Latest  ThreadView
+}
+
+// ParentView is the session a fork was made from.
+type ParentView struct {
+	SessionID string
+	Thread    int
+}
+
+// URL is the parent session's page.
+func (p ParentView) URL() string { return SessionURL(p.SessionID) }
+
+// LinkView is a link attached to the session.
+type LinkView struct {
+	URL   string
+	Title string // the URL when the link has no title
+	// Inert is set for a URL that would run script or carry its own content
+	// (javascript:, data:): the panel shows it as text, not as a link.
+	Inert bool
+}
+
+// SidecarView is a historical transcript kept beside the document.
+type SidecarView struct {
+	Kind  string
+	Label string
+	Text  string
+}
+
+// ThreadView is one thread. An earlier thread is shown by its summary and
+// loads its messages when opened; the latest shows its recent messages.
+type ThreadView struct {
+	Index     int
+	CreatedAt time.Time
+	Count     int // messages in the thread
+	// SummaryHTML is the compaction summary that stands for this thread's
+	// messages (written into its successor), rendered and sanitized. On the
+	// latest thread it is set only when no earlier thread here shows it.
+	SummaryHTML string
+	// CompactedAt is when the successor was made: the boundary after this
+	// thread. Zero for the latest thread.
+	CompactedAt time.Time
+	// LoadURL fetches an earlier thread's last messages when it is opened.
+	LoadURL string
+	// Recent is the latest thread's last messages.
+	Recent MessagesFragmentView
+}
+
+// ReadOnly reports whether the page only shows the session: it is archived,
+// or another process holds it.
+func (v SessionView) ReadOnly() bool { return v.Archived || v.LockedBy != nil }
+
+// Streams reports whether the page listens to the session's events: an
+// archived session has no live state to follow.
+func (v SessionView) Streams() bool { return !v.Archived }
+
+// EventsURL is the session's event stream.
+func (v SessionView) EventsURL() string { return apiURL(v.ID, "events") }
+
+// RestoreURL is where the Restore button posts.
+func (v SessionView) RestoreURL() string { return apiURL(v.ID, "restore") }
+
+// NewSessionView returns the session page of doc.
+func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView {
+	v := SessionView{
+		ID:           doc.ID,
+		Title:        titleOr(doc.Title),
+		Model:        doc.Model,
+		Cwd:          doc.Cwd,
+		CreatedAt:    doc.CreatedAt,
+		UpdatedAt:    doc.UpdatedAt,
+		Archived:     opts.Archived || doc.Archived,
+		LockedBy:     opts.LockedBy,
+		Links:        linkViews(doc.Links),
+		Scratchpad:   doc.Scratchpad,
+		Sidecars:     sidecarViews(opts.Sidecars),
+		MessageCount: doc.MessageCount(),
+		Profile:      opts.Profile,
+	}
+	if doc.Parent != nil {
+		v.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}
+	}
+	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit)
+	return v
+}
+
+func linkViews(links []session.Link) []LinkView {
+	out := make([]LinkView, 0, len(links))
+	for _, l := range links {
+		title := l.Title
+		if title == "" {
+			title = l.URL
+		}
+		inert := templ.URL(l.URL) == templ.FailedSanitizationURL
+		out = append(out, LinkView{URL: l.URL, Title: title, Inert: inert})
+	}
+	return out
+}
+
+// sidecarLabels are the known sidecar kinds, in the order they are shown.
+var sidecarLabels = []struct{ kind, label string }{
+	{session.SidecarReadline, "Readline history"},
+	{session.SidecarConsole, "Console transcript"},
+}
+
+func sidecarViews(sidecars map[string]string) []SidecarView {
+	var out []SidecarView
+	for _, s := range sidecarLabels {
+		if text, ok := sidecars[s.kind]; ok {
+			out = append(out, SidecarView{Kind: s.kind, Label: s.label, Text: text})
+		}
+	}
+	// Kinds this version does not know are still shown, after the rest.
+	var other []string
+	for kind := range sidecars {
+		if kind != session.SidecarReadline && kind != session.SidecarConsole {
+			other = append(other, kind)
+		}
+	}
+	slices.Sort(other)
+	for _, kind := range other {
+		out = append(out, SidecarView{Kind: kind, Label: kind, Text: sidecars[kind]})
+	}
+	return out
+}
+
+// threadViews splits doc's threads into the earlier ones and the latest.
+// A successor's summary is shown on the thread it summarises.
+func threadViews(doc *session.Document, limit int) ([]ThreadView, ThreadView) {
+	if len(doc.Threads) == 0 {
+		return nil, ThreadView{Recent: MessagesFragmentView{SessionID: doc.ID}}
+	}
+	summaries := summaryOwners(doc.Threads)
+	last := len(doc.Threads) - 1
+	earlier := make([]ThreadView, 0, last)
+	for i, t := range doc.Threads[:last] {
+		earlier = append(earlier, ThreadView{
+			Index:       i,
+			CreatedAt:   t.CreatedAt,
+			Count:       len(t.Messages),
+			SummaryHTML: renderSummary(doc.Threads, summaries[i]),
+			CompactedAt: doc.Threads[i+1].CreatedAt,
+			LoadURL:     messagesURL(doc.ID, i, len(t.Messages)),
+		})
+	}
+	t := doc.Threads[last]
+	latest := ThreadView{
+		Index:     last,
+		CreatedAt: t.CreatedAt,
+		Count:     len(t.Messages),
+		Recent:    newFragment(doc.ID, last, t.Messages, len(t.Messages), limit),
+	}
+	if t.Summary != "" && !slices.Contains(summaries, last) {
+		latest.SummaryHTML = RenderMarkdown(t.Summary)
+	}
+	return earlier, latest
+}
+
+// summaryOwners maps each thread to the successor whose summary stands for
+// it (-1 for none): the one that names it in compacted_from, else the next
+// thread when that has a summary but names no predecessor.
+func summaryOwners(threads []session.Thread) []int {
+	owners := make([]int, len(threads))
+	for i := range owners {
+		owners[i] = -1
+	}
+	for j, t := range threads {
+		if t.Summary == "" {
+			continue
+		}
+		from := j - 1
+		if t.CompactedFrom != nil {
+			from = *t.CompactedFrom
+		}
+		if from >= 0 && from < j && owners[from] == -1 {
+			owners[from] = j
+		}
+	}
+	return owners
+}
+
+func renderSummary(threads []session.Thread, owner int) string {
+	if owner < 0 {
+		return ""
+	}
+	return RenderMarkdown(threads[owner].Summary)
+}
