@@ -23,4 +23,3 @@ func render(c echo.Context, status int, comp templ.Component) error {
 func (s *Server) renderError(c echo.Context, status int, msg string) error {
 	return render(c, status, web.ErrorPage(status, msg))
 }
-

@@ -30,7 +30,7 @@ type Options struct {
 	// DefaultModel is recorded in new sessions that name none.
 	DefaultModel string
 	Logger       *slog.Logger
-	Now    func() time.Time
+	Now          func() time.Time
 	// WatchInterval is how often open sessions' files are checked for
 	// changes made by other processes (the CLI, an editor); 0 means 2s.
 	WatchInterval time.Duration

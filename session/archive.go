@@ -11,13 +11,11 @@ import (
 
 // Archive marks session id archived (durably, in place) and then moves its
 // files into archived/. A crash between the two leaves a marked document in
-// session/, which MigrateArchived finishes moving. A damaged document, or
-// one locked by another process, is refused and nothing moves.
+// session/, which MigrateArchived finishes moving. A damaged document, one
+// locked by another process, or one with a file in the way in archived/, is
+// refused and nothing changes.
 func (s *Store) Archive(id string) error {
 	return s.withLock(id, func() error {
-		mu := s.docMu(id)
-		mu.Lock()
-		defer mu.Unlock()
 		dir, archived, err := s.locate(id)
 		if err != nil {
 			return err
@@ -27,6 +25,10 @@ func (s *Store) Archive(id string) error {
 		}
 		doc, err := s.loadFrom(dir, id)
 		if err != nil {
+			return err
+		}
+		// A conflict found only when moving would leave the mark set.
+		if _, err := checkMove(id, s.dir, s.archivedDir); err != nil {
 			return err
 		}
 		if !doc.Archived {
@@ -44,9 +46,6 @@ func (s *Store) Archive(id string) error {
 // unmarked document in archived/, which a second Restore finishes.
 func (s *Store) Restore(id string) error {
 	return s.withLock(id, func() error {
-		mu := s.docMu(id)
-		mu.Lock()
-		defer mu.Unlock()
 		dir, archived, err := s.locate(id)
 		if err != nil {
 			return err
@@ -57,6 +56,11 @@ func (s *Store) Restore(id string) error {
 		}
 		if !archived && !doc.Archived {
 			return fmt.Errorf("%w: %s", ErrNotArchived, id)
+		}
+		if archived {
+			if _, err := checkMove(id, s.archivedDir, s.dir); err != nil {
+				return err
+			}
 		}
 		if doc.Archived {
 			doc.Archived = false
@@ -118,14 +122,14 @@ func (s *Store) MigrateArchived(progress func(done, total int)) (MigrateReport, 
 }
 
 func (s *Store) migrateOne(id string) error {
+	mu := s.docMu(id) // first, as in withLock
+	mu.Lock()
+	defer mu.Unlock()
 	l, err := s.Lock(id, Owner{PID: os.Getpid()})
 	if err != nil {
 		return err
 	}
 	defer l.Unlock()
-	mu := s.docMu(id)
-	mu.Lock()
-	defer mu.Unlock()
 	// Re-read under the lock: the holder we waited for may have changed it.
 	doc, err := s.loadFrom(s.dir, id)
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) || (err == nil && !doc.Archived) {
@@ -143,14 +147,9 @@ func (s *Store) migrateOne(id string) error {
 // so a crash leaves it where its remaining files are still looked for. No
 // file at the destination is ever replaced.
 func (s *Store) moveFiles(id, from, to string) error {
-	names, err := sessionFiles(from, id)
+	names, err := checkMove(id, from, to)
 	if err != nil {
 		return err
-	}
-	for _, name := range names {
-		if _, err := os.Lstat(filepath.Join(to, name)); err == nil {
-			return fmt.Errorf("move session %s: %w: %s", id, ErrConflict, filepath.Join(to, name))
-		}
 	}
 	for _, name := range names {
 		if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
@@ -161,6 +160,21 @@ func (s *Store) moveFiles(id, from, to string) error {
 		return err
 	}
 	return syncDir(from)
+}
+
+// checkMove lists the files of session id to move from one folder to the
+// other, and fails with ErrConflict if one of them exists at the destination.
+func checkMove(id, from, to string) ([]string, error) {
+	names, err := sessionFiles(from, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(to, name)); err == nil {
+			return nil, fmt.Errorf("move session %s: %w: %s", id, ErrConflict, filepath.Join(to, name))
+		}
+	}
+	return names, nil
 }
 
 // sessionFiles lists the files of session id in dir, the document last.

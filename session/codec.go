@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -60,96 +59,64 @@ func Encode(doc *Document) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// header is the part of a document a listing needs.
-type header struct {
-	Schema    int       `json:"schema"`
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Model     string    `json:"model"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	Archived  bool      `json:"archived"`
-}
-
-// scanSummary reads a document's header and counts its threads and messages
-// without building them: the values under "threads" are only skipped (which
-// still checks their syntax and UTF-8). Wrong types deep inside messages are
-// found by Load, not here.
+// scanSummary reads a document for a listing. It checks everything Load
+// checks (a listing must show as damaged exactly the documents that cannot
+// be opened, wrong types deep inside messages included), but keeps no
+// thread: each message is decoded, counted and dropped.
 func scanSummary(r io.Reader, path, wantID string) (Summary, error) {
-	dec := jsontext.NewDecoder(r)
-	var h header
-	var threads, messages int
-	err := scanObject(dec, func(name string) error {
-		switch name {
-		case "threads":
-			var err error
-			threads, messages, err = countThreads(dec)
-			return err
-		case "schema", "id", "title", "model", "created_at", "updated_at", "archived":
-			return json.UnmarshalDecode(dec, headerField(&h, name))
-		default:
-			return dec.SkipValue()
-		}
-	})
+	var d summaryDoc
+	err := json.UnmarshalRead(r, &d)
 	if err == nil {
-		err = checkEOF(dec)
-	}
-	if err == nil {
-		err = check(&Document{Schema: h.Schema, ID: h.ID}, wantID)
+		err = check(&d.Document, wantID)
 	}
 	if err != nil {
 		return Summary{ID: wantID, Damaged: decodeReason(err)}, &DamagedError{Path: path, Reason: decodeReason(err)}
 	}
-	return Summary{
-		ID: h.ID, Title: h.Title, Model: h.Model, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt,
-		Archived: h.Archived, Threads: threads, Messages: messages,
-	}, nil
+	sum := d.Summarize()
+	sum.Threads, sum.Messages = d.Threads.threads, d.Threads.messages
+	return sum, nil
 }
 
-func headerField(h *header, name string) any {
-	switch name {
-	case "schema":
-		return &h.Schema
-	case "id":
-		return &h.ID
-	case "title":
-		return &h.Title
-	case "model":
-		return &h.Model
-	case "created_at":
-		return &h.CreatedAt
-	case "updated_at":
-		return &h.UpdatedAt
-	default:
-		return &h.Archived
-	}
+// summaryDoc decodes as a Document does, with the same types and checks,
+// except that its Threads (shallower, so it wins over Document.Threads)
+// only counts.
+type summaryDoc struct {
+	Document
+	Threads threadCounter `json:"threads"`
 }
 
-// scanObject reads one JSON object, calling member for each name with the
-// decoder positioned at its value; member must consume that value.
-func scanObject(dec *jsontext.Decoder, member func(name string) error) error {
-	tok, err := dec.ReadToken()
-	if err != nil {
+type threadCounter struct{ threads, messages int }
+
+func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeArray(dec, func() error {
+		var t struct {
+			Thread
+			Messages messageCounter `json:"messages"`
+		}
+		err := json.UnmarshalDecode(dec, &t)
+		c.threads++
+		c.messages += int(t.Messages)
+		return err
+	})
+}
+
+type messageCounter int
+
+func (n *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeArray(dec, func() error {
+		var m Message
+		*n++
+		return json.UnmarshalDecode(dec, &m)
+	})
+}
+
+// decodeArray calls elem for each element of a JSON array (null is an empty
+// one, as for a slice); elem must consume the element.
+func decodeArray(dec *jsontext.Decoder, elem func() error) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
 		return err
 	}
-	if tok.Kind() != '{' {
-		return fmt.Errorf("expected an object, found %v", tok.Kind())
-	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		if err := member(name.String()); err != nil {
-			return err
-		}
-	}
-	_, err = dec.ReadToken()
-	return err
-}
-
-// scanArray calls elem for each element of an array; elem must consume it.
-func scanArray(dec *jsontext.Decoder, elem func() error) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -164,31 +131,4 @@ func scanArray(dec *jsontext.Decoder, elem func() error) error {
 	}
 	_, err = dec.ReadToken()
 	return err
-}
-
-func countThreads(dec *jsontext.Decoder) (threads, messages int, err error) {
-	err = scanArray(dec, func() error {
-		threads++
-		return scanObject(dec, func(name string) error {
-			if name != "messages" {
-				return dec.SkipValue()
-			}
-			return scanArray(dec, func() error {
-				messages++
-				return dec.SkipValue()
-			})
-		})
-	})
-	return threads, messages, err
-}
-
-// checkEOF reports trailing data after the document's object.
-func checkEOF(dec *jsontext.Decoder) error {
-	if _, err := dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			return errors.New("unexpected data after the document")
-		}
-		return err
-	}
-	return nil
 }

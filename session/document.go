@@ -19,6 +19,9 @@ const Schema = 1
 // JSON is handled by github.com/go-json-experiment/json, the mirror of
 // encoding/json/v2 (stable in Go 1.27): it keeps unknown members in one pass,
 // rejects invalid UTF-8 and duplicate keys, which encoding/json does not.
+// Unknown members land in the `json:",embed"` fallback fields: v2 ignores
+// tag options it does not know (`,unknown` dropped them silently). Its
+// omitempty omits what encodes as null, "", {} or [], never a 0.
 type Document struct {
 	Schema     int       `json:"schema"`
 	ID         string    `json:"id"`
@@ -31,9 +34,9 @@ type Document struct {
 	Parent     *Parent   `json:"parent,omitempty"`
 	Links      []Link    `json:"links,omitempty"`
 	Scratchpad string    `json:"scratchpad,omitempty"`
-	// Threads comes last among known fields: listings stop reading here.
+	// Threads comes last among known fields, so a reader may stop early.
 	Threads []Thread       `json:"threads"`
-	Unknown jsontext.Value `json:",unknown"`
+	Unknown jsontext.Value `json:",embed"`
 }
 
 // Parent records where a forked session came from.
@@ -41,14 +44,14 @@ type Parent struct {
 	Session string         `json:"session"`
 	Thread  int            `json:"thread"`
 	Message string         `json:"message,omitempty"`
-	Unknown jsontext.Value `json:",unknown"`
+	Unknown jsontext.Value `json:",embed"`
 }
 
 // Link is a URL the agent or the person attached to the session.
 type Link struct {
 	URL     string         `json:"url"`
 	Title   string         `json:"title,omitempty"`
-	Unknown jsontext.Value `json:",unknown"`
+	Unknown jsontext.Value `json:",embed"`
 }
 
 // Thread is a linear conversation. A successor thread made by compaction
@@ -57,9 +60,9 @@ type Thread struct {
 	CreatedAt     time.Time      `json:"created_at"`
 	CompactedFrom *int           `json:"compacted_from,omitempty"`
 	Summary       string         `json:"summary,omitempty"`
-	Carried       int            `json:"carried,omitempty"`
+	Carried       int            `json:"carried,omitzero"`
 	Messages      []Message      `json:"messages"`
-	Unknown       jsontext.Value `json:",unknown"`
+	Unknown       jsontext.Value `json:",embed"`
 }
 
 // Message follows the Anthropic Messages shape plus bookkeeping: an ID, the
@@ -73,7 +76,7 @@ type Message struct {
 	StopReason string         `json:"stop_reason,omitempty"`
 	Usage      *Usage         `json:"usage,omitempty"`
 	Content    []Block        `json:"content"`
-	Unknown    jsontext.Value `json:",unknown"`
+	Unknown    jsontext.Value `json:",embed"`
 }
 
 // Stop reasons myco writes besides the providers' own.
@@ -88,7 +91,7 @@ type Usage struct {
 	OutputTokens             int64          `json:"output_tokens"`
 	CacheReadInputTokens     int64          `json:"cache_read_input_tokens,omitzero"`
 	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens,omitzero"`
-	Unknown                  jsontext.Value `json:",unknown"`
+	Unknown                  jsontext.Value `json:",embed"`
 }
 
 // Block is one content block: text, image, tool_use or tool_result.
@@ -100,16 +103,18 @@ type Block struct {
 	SHA256    string `json:"sha256,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
-	// tool_use
+	// tool_use. Input is omitted only when absent: `{}` is a call without
+	// arguments, and the API requires it.
 	ID    string         `json:"id,omitempty"`
 	Name  string         `json:"name,omitempty"`
-	Input jsontext.Value `json:"input,omitempty"`
-	// tool_result: Content is a string or a list of blocks, as the API allows.
+	Input jsontext.Value `json:"input,omitzero"`
+	// tool_result: Content is a string or a list of blocks, as the API
+	// allows, written back as it was read (even "" or []).
 	ToolUseID  string         `json:"tool_use_id,omitempty"`
 	IsError    bool           `json:"is_error,omitzero"`
-	Content    jsontext.Value `json:"content,omitempty"`
+	Content    jsontext.Value `json:"content,omitzero"`
 	DurationMS int64          `json:"duration_ms,omitzero"`
-	Unknown    jsontext.Value `json:",unknown"`
+	Unknown    jsontext.Value `json:",embed"`
 }
 
 // Block types.

@@ -93,7 +93,15 @@ func (l *Lock) Unlock() error {
 
 // Owner reads the hint in session id's lock file if another process holds
 // the lock; ok is false when nobody does (the hint is then stale, if any).
+// It probes under the document's mutex, as withLock locks: a probe's brief
+// lock must not pass for one held by a save running in this process.
 func (s *Store) Owner(id string) (owner Owner, ok bool, err error) {
+	if err := ValidateID(id); err != nil {
+		return Owner{}, false, err
+	}
+	mu := s.docMu(id)
+	mu.Lock()
+	defer mu.Unlock()
 	l, err := s.Lock(id, Owner{PID: os.Getpid()})
 	if err == nil {
 		return Owner{}, false, l.Unlock()
@@ -113,9 +121,17 @@ func (s *Store) Holds(id string) bool {
 	return ok
 }
 
-// withLock runs fn holding session id's writer lock: the one this store
-// already holds, or a lock taken for the call.
+// withLock runs fn holding session id's writer lock (the one this store
+// already holds, or a lock taken for the call) and the document's mutex.
+// The mutex comes first: otherwise a lock taken for another call would pass
+// for one this store holds, and fn would run on after that call released it.
 func (s *Store) withLock(id string, fn func() error) error {
+	if err := ValidateID(id); err != nil {
+		return err
+	}
+	mu := s.docMu(id)
+	mu.Lock()
+	defer mu.Unlock()
 	if s.Holds(id) {
 		return fn()
 	}

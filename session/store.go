@@ -174,9 +174,6 @@ func (s *Store) Save(doc *Document) error {
 		return err
 	}
 	return s.withLock(doc.ID, func() error {
-		mu := s.docMu(doc.ID)
-		mu.Lock()
-		defer mu.Unlock()
 		dir, _, err := s.locate(doc.ID)
 		if errors.Is(err, ErrNotFound) {
 			dir = s.dir
@@ -193,9 +190,6 @@ func (s *Store) Save(doc *Document) error {
 func (s *Store) Update(id string, fn func(*Document) error) (*Document, error) {
 	var doc *Document
 	err := s.withLock(id, func() error {
-		mu := s.docMu(id)
-		mu.Lock()
-		defer mu.Unlock()
 		dir, _, err := s.locate(id)
 		if err != nil {
 			return err
