@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // listCache keeps each document's summary with the stat it was read under,
@@ -36,7 +37,15 @@ func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
 	return e.sum, true
 }
 
+// recentWindow is how fresh a file may be and still be cached: a save in
+// the same coarse clock tick as the last one, reusing its inode and size,
+// would otherwise look unchanged on kernels with coarse file times.
+const recentWindow = 2 * time.Second
+
 func (c *listCache) put(path string, info fs.FileInfo, sum Summary) {
+	if time.Since(info.ModTime()) < recentWindow {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries[path] = cacheEntry{info: info, sum: sum}

@@ -1,0 +1,108 @@
+package session_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"myco/session"
+)
+
+// docOfSize builds a realistic document (rounds of question, answer with a
+// tool call, tool output) of about size bytes once encoded.
+func docOfSize(b *testing.B, size int) *session.Document {
+	b.Helper()
+	const id, textLen = "0193c7b2-0000-7000-8000-0000000000be", 2000
+	encoded := func(rounds int) int {
+		data, err := session.Encode(realisticDoc(id, rounds, textLen))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return len(data)
+	}
+	perRound := (encoded(20) - encoded(10)) / 10
+	rounds := max(1, (size-encoded(0))/perRound)
+	return realisticDoc(id, rounds, textLen)
+}
+
+func BenchmarkSave(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		size int
+	}{{"1MB", 1 << 20}, {"10MB", 10 << 20}, {"50MB", 50 << 20}} {
+		b.Run(tt.name, func(b *testing.B) {
+			doc := docOfSize(b, tt.size)
+			data, err := session.Encode(doc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			s, _ := openStore(b, session.Options{})
+			if err := s.Save(doc); err != nil { // the file exists: each Save replaces it
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := s.Save(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// writeListFixture writes n realistic documents of 6 to 18 messages into
+// dir, directly (no fsync), with updated_at in no particular order.
+func writeListFixture(b *testing.B, dir string, n int) {
+	b.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, session.ArchivedDir), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		id := fmt.Sprintf("0193c7b2-%04x-7000-8000-%012x", i%0x10000, i)
+		doc := realisticDoc(id, 2+i%5, 300+(i%7)*100)
+		doc.UpdatedAt = t0.Add(time.Duration(i*7919%n) * time.Second)
+		data, err := session.Encode(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkList(b *testing.B) {
+	root := b.TempDir()
+	for _, n := range []int{1000, 10000} {
+		dir := filepath.Join(root, fmt.Sprint(n))
+		writeListFixture(b, dir, n)
+		list := func(b *testing.B, s *session.Store) {
+			sums, err := s.List(session.ListOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(sums) != n {
+				b.Fatalf("listed %d sessions, want %d", len(sums), n)
+			}
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.Run("first", func(b *testing.B) {
+				for range b.N {
+					b.StopTimer()
+					s := mustOpen(b, dir, session.Options{}) // a new store: nothing cached
+					b.StartTimer()
+					list(b, s)
+				}
+			})
+			b.Run("repeated", func(b *testing.B) {
+				s := mustOpen(b, dir, session.Options{})
+				list(b, s)
+				for b.Loop() {
+					list(b, s)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,255 @@
+package session_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"myco/session"
+)
+
+func TestListOrderAndCounts(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	install(t, dir, "healthy.json", healthyID)
+	const (
+		a = "0193c7b2-0000-7000-8000-00000000000a"
+		b = "0193c7b2-0000-7000-8000-00000000000b"
+		c = "0193c7b2-0000-7000-8000-00000000000c"
+		d = "0193c7b2-0000-7000-8000-00000000000d"
+	)
+	docs := []*session.Document{
+		newDoc(a, t0.Add(1*time.Hour), 2, 3),
+		newDoc(b, t0.Add(3*time.Hour), 1, 0),
+		newDoc(c, t0.Add(2*time.Hour), 3, 2),
+		newDoc(d, t0.Add(2*time.Hour), 1, 1), // same time as c: the larger ID first
+	}
+	for _, doc := range docs {
+		if err := s.Save(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not documents: ignored.
+	writeFile(t, filepath.Join(dir, a+".readline"), "$ ls\n")
+	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
+	writeFile(t, filepath.Join(dir, ".tmp-"+b+".json-123"), "{")
+	if err := os.Mkdir(filepath.Join(dir, "0193c7b2-0000-7000-8000-0000000000ff.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	sum := func(id string, updated time.Time, threads, messages int) session.Summary {
+		return session.Summary{
+			ID: id, Title: "session " + id, Model: "anthropic/claude-sonnet-4-5",
+			CreatedAt: t0, UpdatedAt: updated, Threads: threads, Messages: messages,
+		}
+	}
+	want := []session.Summary{
+		sum(b, t0.Add(3*time.Hour), 1, 0),
+		sum(d, t0.Add(2*time.Hour), 1, 1),
+		sum(c, t0.Add(2*time.Hour), 3, 6),
+		sum(a, t0.Add(1*time.Hour), 2, 6),
+		{
+			ID: healthyID, Title: "Fix the flaky test", Model: "anthropic/claude-sonnet-4-5",
+			CreatedAt: time.Date(2026, 11, 29, 18, 5, 0, 123_000_000, time.UTC),
+			UpdatedAt: time.Date(2026, 11, 29, 18, 44, 10, 456_000_000, time.UTC),
+			Threads:   2, Messages: 6,
+		},
+	}
+	for round := range 2 { // the second listing comes from the cache
+		got, err := s.List(session.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("List round %d (-want +got):\n%s", round, diff)
+		}
+	}
+}
+
+func TestListArchived(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	const (
+		active   = "0193c7b2-0000-7000-8000-0000000000a1"
+		moved    = "0193c7b2-0000-7000-8000-0000000000a2"
+		markedIn = "0193c7b2-0000-7000-8000-0000000000a3" // marked archived, still in session/
+	)
+	for _, doc := range []*session.Document{
+		newDoc(active, t0.Add(1*time.Hour), 1, 1),
+		newDoc(moved, t0.Add(2*time.Hour), 1, 1),
+	} {
+		if err := s.Save(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Archive(moved); err != nil {
+		t.Fatal(err)
+	}
+	marked := newDoc(markedIn, t0.Add(3*time.Hour), 1, 1)
+	marked.Archived = true
+	if err := s.Save(marked); err != nil {
+		t.Fatal(err)
+	}
+	assertExists(t, filepath.Join(dir, markedIn+".json"))
+
+	list := func(archived bool) []string {
+		t.Helper()
+		sums, err := s.List(session.ListOptions{Archived: archived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sum := range sums {
+			if sum.Archived != archived {
+				t.Errorf("List(archived=%v) has %s with Archived=%v", archived, sum.ID, sum.Archived)
+			}
+		}
+		return ids(sums)
+	}
+	if diff := cmp.Diff([]string{active}, list(false)); diff != "" {
+		t.Errorf("active listing (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{markedIn, moved}, list(true)); diff != "" {
+		t.Errorf("archived listing (-want +got):\n%s", diff)
+	}
+
+	if err := s.Restore(markedIn); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(moved); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{markedIn, moved, active}, list(false)); diff != "" {
+		t.Errorf("active listing after restore (-want +got):\n%s", diff)
+	}
+	if got := list(true); len(got) != 0 {
+		t.Errorf("archived listing after restore = %v, want none", got)
+	}
+}
+
+// TestListSeesChanges: the listing cache never serves a stale summary, to
+// this store or to another one on the same folder.
+func TestListSeesChanges(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	other := mustOpen(t, dir, session.Options{})
+	const id = "0193c7b2-0000-7000-8000-0000000000c1"
+	doc := newDoc(id, t0, 1, 0)
+	path := filepath.Join(dir, id+".json")
+
+	check := func(what string, store *session.Store, want []session.Summary) {
+		t.Helper()
+		got, err := store.List(session.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i].Damaged != "" {
+				got[i].Damaged = "damaged"
+				got[i].UpdatedAt = time.Time{}
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", what, diff)
+		}
+	}
+	// Same-size rewrites in quick succession: only the stat can tell them apart.
+	for i := range 20 {
+		doc.Title = fmt.Sprintf("title %03d", i)
+		if i%5 == 4 {
+			doc.Threads[0].Messages = append(doc.Threads[0].Messages, textMessage(fmt.Sprint(i), "user", "x"))
+		}
+		if err := s.Save(doc); err != nil {
+			t.Fatal(err)
+		}
+		want := []session.Summary{doc.Summarize()}
+		check(fmt.Sprintf("save %d, this store", i), s, want)
+		check(fmt.Sprintf("save %d, other store", i), other, want)
+	}
+
+	created, err := other.Create(session.NewSession{Title: "made by the other store"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after the other store created one", s, []session.Summary{created.Summarize(), doc.Summarize()})
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	check("after a deletion", s, []session.Summary{created.Summarize()})
+	check("after a deletion, other store", other, []session.Summary{created.Summarize()})
+
+	createdPath := filepath.Join(dir, created.ID+".json")
+	good := readFile(t, createdPath)
+	writeFile(t, createdPath, string(good[:len(good)-10]))
+	check("after damage behind the store's back", s, []session.Summary{{ID: created.ID, Damaged: "damaged"}})
+	writeFile(t, createdPath, string(good))
+	check("after repair", s, []session.Summary{created.Summarize()})
+
+	// A document that comes back under the same path is read again.
+	if err := s.Save(doc); err != nil {
+		t.Fatal(err)
+	}
+	check("after re-creation", other, []session.Summary{created.Summarize(), doc.Summarize()})
+}
+
+func TestResolve(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	const (
+		a1       = "0193c7b2-aaaa-7000-8000-000000000001"
+		a2       = "0193c7b2-aaab-7000-8000-000000000002"
+		archived = "0193c7b2-bbbb-7000-8000-000000000003"
+	)
+	for _, id := range []string{a1, a2, archived, "abc", "abcd"} {
+		if err := s.Save(newDoc(id, t0, 1, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Archive(archived); err != nil {
+		t.Fatal(err)
+	}
+	// Files of sessions that have no document are not sessions.
+	writeFile(t, filepath.Join(dir, "0193c7b2-dddd-7000-8000-000000000004.readline"), "$ ls\n")
+
+	tests := []struct {
+		name    string
+		prefix  string
+		want    string
+		wantErr error
+		matches []string
+	}{
+		{"exact", a1, a1, nil, nil},
+		{"unique prefix", "0193c7b2-aaaa", a1, nil, nil},
+		{"ambiguous between two", "0193c7b2-aaa", "", session.ErrAmbiguous, []string{a1, a2}},
+		{"unique prefix of an archived one", "0193c7b2-b", archived, nil, nil},
+		{"exact archived", archived, archived, nil, nil},
+		{"exact ID that prefixes another", "abc", "abc", nil, nil},
+		{"ambiguous among all", "0193", "", session.ErrAmbiguous, []string{a1, a2, archived}},
+		{"sidecar without document", "0193c7b2-d", "", session.ErrNotFound, nil},
+		{"not found", "ffff", "", session.ErrNotFound, nil},
+		{"parent folder", "../x", "", session.ErrInvalidID, nil},
+		{"slash", "a/b", "", session.ErrInvalidID, nil},
+		{"empty", "", "", session.ErrInvalidID, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Resolve(tt.prefix)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Resolve(%q) = %q, %v; want error %v", tt.prefix, got, err, tt.wantErr)
+			}
+			if got != tt.want {
+				t.Errorf("Resolve(%q) = %q, want %q", tt.prefix, got, tt.want)
+			}
+			if tt.matches != nil {
+				var ae *session.AmbiguousError
+				if !errors.As(err, &ae) {
+					t.Fatalf("error %v is not an *AmbiguousError", err)
+				}
+				if diff := cmp.Diff(tt.matches, ae.Matches); diff != "" {
+					t.Errorf("matches (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
