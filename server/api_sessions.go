@@ -89,6 +89,7 @@ type patchRequest struct {
 	Title      *string         `json:"title"`
 	Scratchpad *string         `json:"scratchpad"`
 	Links      *[]session.Link `json:"links"`
+	Model      *string         `json:"model"`
 }
 
 func (s *Server) patchSession(c echo.Context) error {
@@ -101,14 +102,23 @@ func (s *Server) patchSession(c echo.Context) error {
 			return err
 		}
 	}
-	doc, err := s.opts.Sessions.Update(c.Param("id"), func(d *session.Document) error {
+	change := func(d *session.Document) error {
 		if archived, _ := s.opts.Sessions.IsArchived(d.ID); archived {
 			return fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
 		}
 		applyPatch(d, req)
 		d.UpdatedAt = s.opts.Now().UTC()
 		return nil
-	})
+	}
+	var doc *session.Document
+	var err error
+	// A live session's document changes through it, so its copy in memory
+	// and the file never disagree.
+	if ls, ok := s.live.Get(c.Param("id")); ok {
+		doc, err = ls.Update(change)
+	} else {
+		doc, err = s.opts.Sessions.Update(c.Param("id"), change)
+	}
 	if err != nil {
 		return err
 	}
@@ -129,6 +139,9 @@ func applyPatch(d *session.Document, req patchRequest) {
 	if req.Links != nil {
 		d.Links = *req.Links
 	}
+	if req.Model != nil {
+		d.Model = strings.TrimSpace(*req.Model)
+	}
 }
 
 // checkLinks accepts web links only: a javascript: or file: URL has no
@@ -145,6 +158,8 @@ func checkLinks(links []session.Link) error {
 
 func (s *Server) archiveSession(c echo.Context) error {
 	id := c.Param("id")
+	// A session open here lets its lock go first (a running turn stops).
+	s.live.Release(id)
 	if err := s.opts.Sessions.Archive(id); err != nil {
 		return err
 	}
@@ -160,6 +175,9 @@ func (s *Server) restoreSession(c echo.Context) error {
 }
 
 func (s *Server) answerHeader(c echo.Context, id string) error {
+	if ls, ok := s.live.Get(id); ok {
+		return c.JSON(http.StatusOK, ls.Header())
+	}
 	doc, err := s.opts.Sessions.Load(id)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/server/llm"
 	"myco/session"
 )
 
@@ -22,6 +23,9 @@ type apiError struct {
 func statusOf(err error) (int, apiError) {
 	var he *echo.HTTPError
 	var le *session.LockedError
+	if status, ok := chatStatus(err); ok {
+		return status, apiError{Error: err.Error()}
+	}
 	switch {
 	case errors.As(err, &he):
 		msg, ok := he.Message.(string)
@@ -31,6 +35,10 @@ func statusOf(err error) (int, apiError) {
 		return he.Code, apiError{Error: msg}
 	case errors.As(err, &le):
 		return http.StatusConflict, apiError{Error: le.Error(), PID: le.Owner.PID, URL: le.Owner.URL}
+	case errors.Is(err, session.ErrImageCorrupt):
+		return http.StatusInternalServerError, apiError{Error: err.Error()}
+	case errors.Is(err, llm.ErrNoProvider):
+		return http.StatusConflict, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrImageMissing):
 		return http.StatusNotFound, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrInvalidID), errors.Is(err, session.ErrInvalidSHA),

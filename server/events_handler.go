@@ -25,6 +25,7 @@ type snapshotData struct {
 	Approvals []any    `json:"approvals"`
 	Queued    []string `json:"queued"`
 	LockedBy  *lockRef `json:"locked_by,omitempty"`
+	Help      string   `json:"provider_help,omitempty"`
 }
 
 type lockRef struct {
@@ -33,11 +34,19 @@ type lockRef struct {
 }
 
 func (s *Server) snapshot(id string) (any, error) {
+	if ls, ok := s.live.Get(id); ok {
+		snap := ls.Snapshot()
+		s.told.set(id, watched{title: snap.Title, status: statusIdle})
+		return snap, nil
+	}
 	sum, archived, err := s.summary(id)
 	if err != nil {
 		return nil, err
 	}
 	snap := snapshotData{Status: statusIdle, Title: sum.Title, Approvals: []any{}, Queued: []string{}}
+	if !s.opts.Models.Configured() {
+		snap.Help = s.opts.Models.Help()
+	}
 	if archived {
 		snap.Status = statusArchived
 	}

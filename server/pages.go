@@ -69,10 +69,19 @@ func (s *Server) sessionPage(c echo.Context) error {
 		return err
 	}
 	opts := web.SessionViewOptions{Archived: archived, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
-	if owner, ok := s.lockedElsewhere(id); ok {
+	if !archived {
+		// Opening a writable session takes its writer lock in this process;
+		// if another process holds it, the page is read-only and says who.
+		if ls, err := s.live.Open(id); err == nil {
+			doc = ls.Document()
+		}
+	}
+	if _, live := s.live.Get(id); !live && !archived {
+		if owner, ok := s.lockedElsewhere(id); ok {
 		opts.LockedBy = &web.LockInfo{PID: owner.PID}
 		if owner.URL != "" {
 			opts.LockedBy.URL = owner.URL + web.SessionURL(id)
+			}
 		}
 	}
 	return render(c, http.StatusOK, web.SessionPage(web.NewSessionView(doc, opts)))

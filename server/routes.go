@@ -36,6 +36,11 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/archive", s.archiveSession)
 	api.POST("/sessions/:id/restore", s.restoreSession)
 	api.GET("/sessions/:id/events", s.sessionEvents)
+	api.POST("/sessions/:id/messages", s.postMessage)
+	api.POST("/sessions/:id/stop", s.stopTurn)
+	api.POST("/sessions/:id/retry", s.retryTurn)
+	api.POST("/sessions/:id/approvals/:tool", s.approve)
+	api.GET("/models", s.listModels)
 	api.POST("/images", s.uploadImage)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {

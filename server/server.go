@@ -14,6 +14,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/profiles"
+	"myco/server/live"
 	"myco/session"
 )
 
@@ -29,6 +31,9 @@ type Options struct {
 	Cwd string
 	// DefaultModel is recorded in new sessions that name none.
 	DefaultModel string
+	// Models gives model clients; Settings the profile's settings.
+	Models   live.Models
+	Settings profiles.Settings
 	Logger       *slog.Logger
 	Now          func() time.Time
 	// WatchInterval is how often open sessions' files are checked for
@@ -47,13 +52,14 @@ type Server struct {
 	port   string
 	log    *slog.Logger
 	told   told
+	live   *live.Manager
 }
 
 // New builds the server for the listener's address. The Host check needs
 // the port, so the listener comes first.
 func New(opts Options, ln net.Listener) (*Server, error) {
-	if opts.Sessions == nil || opts.Images == nil || opts.Token == "" {
-		return nil, errors.New("server: sessions, images and token are required")
+	if opts.Sessions == nil || opts.Images == nil || opts.Token == "" || opts.Models == nil {
+		return nil, errors.New("server: sessions, images, models and token are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -73,6 +79,14 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, port: strconv.Itoa(tcp.Port), told: told{state: map[string]watched{}}}
 	s.events = newHub(s.snapshot, opts.Logger)
+	s.live = live.NewManager(live.Options{
+		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
+		Events: hubPublisher{s.events}, Render: renderMessage,
+		OwnerURL: s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
+		AllowBash: opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
+		AllowEdit: opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
+		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
+	})
 	s.echo = s.routes()
 	s.http = &http.Server{
 		Handler:           s.echo,
@@ -92,6 +106,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // files for changes by other processes meanwhile.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.watch(ctx)
+	go s.live.RunIdle(ctx)
 	go s.events.heartbeat(ctx, 15*time.Second)
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
@@ -103,6 +118,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Shutdown ends the event streams first (an open stream would otherwise
 // hold http.Server.Shutdown for its whole timeout), then the server.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.live.Close()
 	s.events.close()
 	return s.http.Shutdown(ctx)
 }

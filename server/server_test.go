@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -19,14 +20,24 @@ import (
 	"time"
 
 	"myco/server"
+	"myco/server/llm"
 	"myco/session"
 )
 
 const testToken = "test-token-0123456789"
 
+// noModels is a profile with no provider configured.
+type noModels struct{}
+
+func (noModels) Client(model string) (llm.Client, string, error) {
+	return nil, "", fmt.Errorf("%w: %s", llm.ErrNoProvider, model)
+}
+func (noModels) Configured() bool { return false }
+func (noModels) Help() string     { return "Set ANTHROPIC_API_KEY." }
+
 // testServer is a real server on a loopback port over stores in a temp dir.
 type testServer struct {
-	t        *testing.T
+	t        testing.TB
 	url      string
 	host     string
 	dir      string
@@ -36,7 +47,11 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	dir := t.TempDir()
+	return newTestServerIn(t, t.TempDir())
+}
+
+func newTestServerIn(t testing.TB, dir string) *testServer {
+	t.Helper()
 	ss, err := session.Open(filepath.Join(dir, "session"), session.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +67,7 @@ func newTestServer(t *testing.T) *testServer {
 	}
 	srv, err := server.New(server.Options{
 		Profile: "test", Sessions: ss, Images: im, Token: testToken,
-		WatchInterval: 50 * time.Millisecond, Cwd: "/work",
+		WatchInterval: 50 * time.Millisecond, Cwd: "/work", Models: noModels{},
 	}, ln)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +111,7 @@ func (ts *testServer) do(method, path string, body io.Reader, hdr ...string) *ht
 
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-func decode[T any](t *testing.T, resp *http.Response) T {
+func decode[T any](t testing.TB, resp *http.Response) T {
 	t.Helper()
 	var v T
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
@@ -105,7 +120,7 @@ func decode[T any](t *testing.T, resp *http.Response) T {
 	return v
 }
 
-func wantStatus(t *testing.T, resp *http.Response, want int) {
+func wantStatus(t testing.TB, resp *http.Response, want int) {
 	t.Helper()
 	if resp.StatusCode != want {
 		body, _ := io.ReadAll(resp.Body)

@@ -20,6 +20,7 @@ import (
 
 	"myco/profiles"
 	"myco/server"
+	"myco/server/llm"
 )
 
 type serveOptions struct {
@@ -137,7 +138,8 @@ func runServer(ctx context.Context, e env, st *stores, settings profiles.Setting
 	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
-		Cwd: cwd, DefaultModel: settings.DefaultModel,
+		Cwd: cwd, DefaultModel: settings.DefaultModel, Settings: settings,
+		Models: llm.NewRegistry(settings, e.getenv, st.images).WithSettingsPath(st.profile.SettingsPath()),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}, ln)
 	if err != nil {

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"myco/server/live"
+	"myco/session"
+	"myco/web"
+)
+
+// liveSession opens session id for writing in this process (taking its
+// writer lock) or returns the one already open.
+func (s *Server) liveSession(id string) (*live.Session, error) {
+	if err := session.ValidateID(id); err != nil {
+		return nil, err
+	}
+	return s.live.Open(id)
+}
+
+type messageRequest struct {
+	Text   string   `json:"text"`
+	Images []string `json:"images"`
+	Queue  bool     `json:"queue"`
+}
+
+// postMessage answers 202 once the message is durable; the turn runs on.
+func (s *Server) postMessage(c echo.Context) error {
+	var req messageRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	for _, sha := range req.Images {
+		if !session.ValidSHA256(sha) {
+			return fmt.Errorf("%w: %q is not an image sha256", errBadInput, sha)
+		}
+	}
+	ls, err := s.liveSession(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	turn, queued, err := ls.Submit(req.Text, req.Images, req.Queue)
+	if err != nil {
+		return err
+	}
+	if queued != "" {
+		return c.JSON(http.StatusAccepted, map[string]string{"queued": queued})
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"turn": turn})
+}
+
+func (s *Server) stopTurn(c echo.Context) error {
+	ls, ok := s.live.Get(c.Param("id"))
+	if !ok {
+		return live.ErrNoTurn
+	}
+	if err := ls.Stop(); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ls.Header())
+}
+
+func (s *Server) retryTurn(c echo.Context) error {
+	ls, err := s.liveSession(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	turn, err := ls.Retry()
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"turn": turn})
+}
+
+type approvalRequest struct {
+	Decision string `json:"decision"`
+}
+
+func (s *Server) approve(c echo.Context) error {
+	var req approvalRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	ls, ok := s.live.Get(c.Param("id"))
+	if !ok {
+		return live.ErrNoApproval
+	}
+	if err := ls.Approve(c.Param("tool"), req.Decision); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"decision": req.Decision})
+}
+
+func (s *Server) listModels(c echo.Context) error {
+	models := make([]string, 0, len(s.opts.Settings.Models))
+	for name := range s.opts.Settings.Models {
+		models = append(models, name)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"configured": s.opts.Models.Configured(), "default": s.opts.DefaultModel,
+		"models": models, "help": s.opts.Models.Help(),
+	})
+}
+
+// hubPublisher lets live sessions publish on the hub.
+type hubPublisher struct{ h *Hub }
+
+func (p hubPublisher) Publish(id, name string, data any) {
+	if d, ok := data.(live.TextDelta); ok {
+		data = TextDelta{Message: d.Message, Text: d.Text}
+	}
+	p.h.Publish(id, Event{Name: name, Data: data})
+}
+
+// renderMessage renders a message as the page does, for message.end.
+func renderMessage(id string, m session.Message) (string, error) {
+	var buf bytes.Buffer
+	err := web.Message(web.NewMessageView(id, m)).Render(context.Background(), &buf)
+	return buf.String(), err
+}
+
+// chatStatus maps live-session errors for statusOf.
+func chatStatus(err error) (int, bool) {
+	switch {
+	case errors.Is(err, live.ErrTurnRunning), errors.Is(err, live.ErrReadOnly):
+		return http.StatusConflict, true
+	case errors.Is(err, live.ErrNoTurn), errors.Is(err, live.ErrNoApproval):
+		return http.StatusConflict, true
+	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun):
+		return http.StatusBadRequest, true
+	case errors.Is(err, live.ErrClosed):
+		return http.StatusServiceUnavailable, true
+	}
+	return 0, false
+}

@@ -1,0 +1,81 @@
+package server_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkHomePage renders the first page of the home listing of a
+// profile with many sessions, through the whole HTTP stack. "first" uses a
+// new server (nothing cached); "repeated" the same one.
+func BenchmarkHomePage(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		dir := b.TempDir()
+		writeSessions(b, filepath.Join(dir, "session"), n)
+		b.Run(fmt.Sprintf("%d/first", n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				ts := newBenchServer(b, dir)
+				b.StartTimer()
+				getPage(b, ts, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("%d/repeated", n), func(b *testing.B) {
+			ts := newBenchServer(b, dir)
+			getPage(b, ts, "/")
+			for b.Loop() {
+				getPage(b, ts, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("%d/search", n), func(b *testing.B) {
+			ts := newBenchServer(b, dir)
+			getPage(b, ts, "/")
+			for b.Loop() {
+				getPage(b, ts, "/partials/sessions?q=session+77")
+			}
+		})
+	}
+}
+
+func newBenchServer(b *testing.B, dir string) *testServer {
+	return newTestServerIn(b, dir)
+}
+
+func getPage(b *testing.B, ts *testServer, path string) {
+	req, _ := http.NewRequest("GET", ts.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+// writeSessions writes n small documents with distinct titles and times,
+// old enough to be cached by the listing.
+func writeSessions(b *testing.B, dir string, n int) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		id := fmt.Sprintf("0193c7b2-6c1e-7c4a-9a0e-%012d", i)
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339Nano)
+		doc := fmt.Sprintf(`{"schema":1,"id":%q,"title":"session %d about things","model":"anthropic/claude-sonnet-4-5","created_at":%q,"updated_at":%q,"archived":false,"threads":[{"created_at":%q,"messages":[{"id":"m1","role":"user","human":true,"at":%q,"content":[{"type":"text","text":"hello there, please fix the build"}]},{"id":"m2","role":"assistant","at":%q,"content":[{"type":"text","text":"On it. The failing test binds a fixed port; I will change it to port 0."}]}]}]}`,
+			id, i, at, at, at, at, at)
+		path := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		os.Chtimes(path, old, old)
+	}
+}

@@ -1,0 +1,194 @@
+// Package live runs live sessions: a session open in this process owns
+// its writer lock, its shell and its turns, and tells every open tab what
+// happens through the session's event stream.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"myco/server/llm"
+	"myco/session"
+)
+
+// Publisher sends an event to every tab of a session; it never blocks.
+type Publisher interface {
+	Publish(sessionID, name string, data any)
+}
+
+// Models gives the client for a model named "provider/model-id".
+type Models interface {
+	Client(model string) (llm.Client, string, error)
+	Configured() bool
+	Help() string
+}
+
+// Renderer renders a message as the page shows it, for message.end.
+type Renderer func(sessionID string, m session.Message) (string, error)
+
+// Options configure a Manager. Store, Images, Models and Events are required.
+type Options struct {
+	Store  *session.Store
+	Images *session.Images
+	Models Models
+	Events Publisher
+	Render Renderer
+	// OwnerURL is this server's URL, written into lock files as a hint.
+	OwnerURL string
+	// DefaultCwd is where a session without a recorded folder runs commands.
+	DefaultCwd string
+	// AllowBash and AllowEdit skip the approval prompt (settings "allow").
+	AllowBash, AllowEdit bool
+	// DefaultModel is used by sessions that name no model.
+	DefaultModel string
+	// TitleModel names the model that titles new sessions; the session's
+	// own model when empty.
+	TitleModel string
+	// RetryDelays are the waits before each retry of a transient model
+	// failure; two retries at most. Defaults: 1s, 3s.
+	RetryDelays []time.Duration
+	// CommandTimeout is the default bash timeout (120 s).
+	CommandTimeout time.Duration
+	// IdleClose closes a live session with no turn and no activity for
+	// this long, freeing its lock and shell (30 min).
+	IdleClose time.Duration
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// Manager owns the live sessions of this process, at most one per session.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	closed   bool
+}
+
+// ErrClosed means the process is shutting down.
+var ErrClosed = errors.New("live sessions are closing")
+
+// NewManager returns a Manager; Run its idle loop for idle sessions to close.
+func NewManager(opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.RetryDelays == nil {
+		opts.RetryDelays = []time.Duration{time.Second, 3 * time.Second}
+	}
+	if opts.CommandTimeout == 0 {
+		opts.CommandTimeout = 120 * time.Second
+	}
+	if opts.IdleClose == 0 {
+		opts.IdleClose = 30 * time.Minute
+	}
+	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}
+}
+
+// Get returns the live session id if this process has it open.
+func (m *Manager) Get(id string) (*Session, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	return s, ok
+}
+
+// Open returns the live session id, opening it (taking its writer lock)
+// if needed. A session locked by another process gives *session.LockedError;
+// an archived one is refused: it is read-only until restored.
+func (m *Manager) Open(id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	if s, ok := m.sessions[id]; ok {
+		s.touch()
+		return s, nil
+	}
+	if archived, err := m.opts.Store.IsArchived(id); err != nil {
+		return nil, err
+	} else if archived {
+		return nil, fmt.Errorf("session %s is archived: %w", id, ErrReadOnly)
+	}
+	lock, err := m.opts.Store.Lock(id, session.Owner{PID: os.Getpid(), URL: m.opts.OwnerURL})
+	if err != nil {
+		return nil, err
+	}
+	doc, err := m.opts.Store.Load(id)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	s := newSession(m, doc, lock)
+	m.sessions[id] = s
+	return s, nil
+}
+
+// ErrReadOnly means the session cannot take messages here.
+var ErrReadOnly = errors.New("session is read-only")
+
+// RunIdle closes idle sessions until ctx ends.
+func (m *Manager) RunIdle(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.closeIdle()
+		}
+	}
+}
+
+func (m *Manager) closeIdle() {
+	m.mu.Lock()
+	var idle []*Session
+	for id, s := range m.sessions {
+		if s.idleFor(m.opts.Now()) > m.opts.IdleClose {
+			idle = append(idle, s)
+			delete(m.sessions, id)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range idle {
+		s.close()
+	}
+}
+
+// Release closes session id if it is live (before an archive, say).
+// A running turn is stopped first.
+func (m *Manager) Release(id string) {
+	m.mu.Lock()
+	s, ok := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	if ok {
+		s.close()
+	}
+}
+
+// Close stops every turn, kills every shell and lets every lock go.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.sessions = map[string]*Session{}
+	m.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}

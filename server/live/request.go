@@ -1,0 +1,104 @@
+package live
+
+import (
+	"fmt"
+	"strings"
+
+	"myco/server/llm"
+	"myco/session"
+)
+
+// maxOutputTokens is what a response may use; providers cap it further.
+const maxOutputTokens = 8192
+
+const systemPrompt = `You are an agent working with a person from a browser tab in myco.
+You have a persistent shell (the bash tool) whose folder starts at %s; cd and
+export carry over between commands. Ask before doing anything destructive.
+Keep the session's title, links and scratchpad useful with session_meta, and
+look at earlier threads with session_history when you need them. Answer in
+Markdown.`
+
+// resumedNote is said once to an agent whose session was reopened in a new
+// process: what it did in its old shell is gone.
+const resumedNote = `This session was resumed in a new myco process: your shell is new (earlier cd, export and background jobs are gone), and files you read before must be read again before you change them.`
+
+// buildRequest assembles the model call for the latest thread.
+func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
+	s.mu.Lock()
+	model := s.doc.Model
+	if model == "" {
+		model = s.m.opts.DefaultModel
+	}
+	thread := s.doc.Threads[len(s.doc.Threads)-1]
+	msgs := append([]session.Message(nil), thread.Messages...)
+	system := fmt.Sprintf(systemPrompt, s.cwd())
+	if s.resumed && !s.toldShell {
+		system += "\n\n" + resumedNote
+	}
+	s.mu.Unlock()
+	if model == "" {
+		return llm.Request{}, nil, fmt.Errorf("%w: this session names no model and settings have no default_model", llm.ErrNoProvider)
+	}
+	client, modelID, err := s.m.opts.Models.Client(model)
+	if err != nil {
+		return llm.Request{}, nil, err
+	}
+	if thread.Summary != "" {
+		msgs = append([]session.Message{summaryMessage(thread.Summary)}, msgs...)
+	}
+	return llm.Request{
+		Model: modelID, System: system, Messages: normalize(msgs), Tools: toolDefs(), MaxTokens: maxOutputTokens,
+	}, client, nil
+}
+
+// cwd is where the session's commands run; s.mu is held.
+func (s *Session) cwd() string {
+	if s.shell != nil {
+		if d := s.shell.Cwd(); d != "" {
+			return d
+		}
+	}
+	if s.doc.Cwd != "" {
+		return s.doc.Cwd
+	}
+	return s.m.opts.DefaultCwd
+}
+
+func summaryMessage(summary string) session.Message {
+	return session.Message{Role: "user", Content: []session.Block{{
+		Type: session.BlockText, Text: "Summary of the conversation before this thread:\n\n" + summary,
+	}}}
+}
+
+// normalize makes a stored thread acceptable to the providers: no empty
+// messages, roles alternating (consecutive messages of one role merged,
+// as happens after an interrupted turn), and a user message first.
+func normalize(msgs []session.Message) []session.Message {
+	out := make([]session.Message, 0, len(msgs))
+	for _, m := range msgs {
+		m.Content = nonEmpty(m.Content)
+		if len(m.Content) == 0 {
+			continue
+		}
+		if len(out) == 0 && m.Role != "user" {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Content = append(append([]session.Block(nil), out[n-1].Content...), m.Content...)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func nonEmpty(blocks []session.Block) []session.Block {
+	out := make([]session.Block, 0, len(blocks))
+	for _, b := range blocks {
+		if b.Type == session.BlockText && strings.TrimSpace(b.Text) == "" {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}

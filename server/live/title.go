@@ -1,0 +1,95 @@
+package live
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"myco/server/llm"
+	"myco/session"
+)
+
+const titlePrompt = `Write a short title (at most 6 words) for the conversation below. Reply with the title only: no quotes, no final period.`
+
+// makeTitle names a session that has none from its first exchange. It
+// never overwrites a title set meanwhile by the person or the agent.
+func (s *Session) makeTitle() {
+	s.mu.Lock()
+	model := s.m.opts.TitleModel
+	if model == "" {
+		model = s.doc.Model
+	}
+	excerpt := firstExchange(s.doc)
+	s.mu.Unlock()
+	if excerpt == "" {
+		return
+	}
+	client, modelID, err := s.m.opts.Models.Client(model)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := client.Stream(ctx, llm.Request{
+		Model: modelID, System: titlePrompt, MaxTokens: 64,
+		Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: excerpt}}}},
+	}, func(string) {})
+	if err != nil {
+		s.m.log.Info("title not made", "session", s.id, "err", err)
+		return
+	}
+	title := cleanTitle(textOf(resp.Content))
+	if title == "" {
+		return
+	}
+	doc, err := s.Update(func(d *session.Document) error {
+		if d.Title == "" {
+			d.Title = title
+		}
+		return nil
+	})
+	if err == nil {
+		s.publish("title", map[string]string{"title": doc.Title})
+	}
+}
+
+func firstExchange(d *session.Document) string {
+	var b strings.Builder
+	for _, t := range d.Threads {
+		for _, m := range t.Messages {
+			for _, bl := range m.Content {
+				if bl.Type == session.BlockText {
+					b.WriteString(m.Role + ": " + bl.Text + "\n")
+				}
+			}
+			if b.Len() > 2000 {
+				return b.String()[:2000]
+			}
+		}
+	}
+	return b.String()
+}
+
+func textOf(blocks []session.Block) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == session.BlockText {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func cleanTitle(s string) string {
+	s = strings.TrimSpace(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
+	s = strings.Trim(s, "\"'`*# ")
+	s = strings.TrimSuffix(s, ".")
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+func newID() string { return uuid.NewString() }

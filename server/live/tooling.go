@@ -1,0 +1,231 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"myco/server/llm"
+	"myco/server/tools"
+	"myco/session"
+)
+
+// maxEventOutput bounds the tool output sent to tabs in tool.end; the
+// stored result has the tool's own cap.
+const maxEventOutput = 8 << 10
+
+func toolDefs() []llm.Tool {
+	return []llm.Tool{
+		{Name: "bash", Description: "Run a command in your persistent shell (bash). cd and export carry over. Output is capped (head and tail kept). Give timeout_s for long commands.", InputSchema: tools.BashSchema},
+		{Name: "session_meta", Description: "Set the session's title, add or remove links, read or write your scratchpad, or query across all sessions of this profile (message excerpts, scratchpads, old transcripts).", InputSchema: tools.MetaSchema},
+		{Name: "session_history", Description: "Inspect this session's threads: list them, get stats, or expand an older thread's messages by range. Images appear as [image sha256:… type].", InputSchema: tools.HistorySchema},
+	}
+}
+
+// toolOutcome is the recorded result of one tool call.
+type toolOutcome struct {
+	output  string
+	isError bool
+	took    time.Duration
+}
+
+// runTools runs a round's tool calls in order and records their outcomes
+// as one user message. After a stop the remaining calls are recorded as
+// not run, so every call in the thread keeps an outcome.
+func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
+	results := make([]session.Block, 0, len(uses))
+	for _, use := range uses {
+		var out toolOutcome
+		if ctx.Err() != nil {
+			out = toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
+		} else {
+			s.publish("tool.start", map[string]any{"tool_use_id": use.ID, "name": use.Name, "input": rawJSON(use.Input)})
+			out = s.runTool(ctx, use)
+			s.publish("tool.end", map[string]any{"tool_use_id": use.ID, "is_error": out.isError, "output": capText(out.output, maxEventOutput)})
+		}
+		content, _ := json.Marshal(out.output)
+		results = append(results, session.Block{
+			Type: session.BlockToolResult, ToolUseID: use.ID, IsError: out.isError,
+			Content: content, DurationMS: out.took.Milliseconds(),
+		})
+	}
+	m := session.Message{ID: newID(), Role: "user", At: s.m.opts.Now().UTC(), Content: results}
+	if err := s.appendMessage(m); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
+	start := time.Now()
+	var out toolOutcome
+	switch use.Name {
+	case "bash":
+		out = s.runBash(ctx, use)
+	case "session_meta":
+		out = s.runMeta(use)
+	case "session_history":
+		out = s.runHistory(use)
+	default:
+		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
+	}
+	out.took = time.Since(start)
+	return out
+}
+
+func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
+	var in tools.BashInput
+	if err := json.Unmarshal(use.Input, &in); err != nil || strings.TrimSpace(in.Command) == "" {
+		return toolOutcome{output: "bash needs {\"command\": \"…\"}.", isError: true}
+	}
+	if ok, out := s.approve(ctx, use, "bash", s.m.opts.AllowBash); !ok {
+		return out
+	}
+	shell, note, err := s.ensureShell()
+	if err != nil {
+		return toolOutcome{output: "The shell could not start: " + err.Error(), isError: true}
+	}
+	timeout := s.m.opts.CommandTimeout
+	if in.TimeoutS > 0 {
+		timeout = in.Timeout()
+	}
+	s.setStatus(StatusTool, "bash")
+	res, err := shell.Run(ctx, in.Command, timeout)
+	if err != nil && ctx.Err() == nil {
+		return toolOutcome{output: note + "The command could not run: " + err.Error(), isError: true}
+	}
+	return toolOutcome{output: note + formatRun(res, ctx.Err() != nil, timeout), isError: res.ExitCode != 0 || res.TimedOut || ctx.Err() != nil}
+}
+
+func formatRun(res tools.RunResult, stopped bool, timeout time.Duration) string {
+	var b strings.Builder
+	b.WriteString(res.Output)
+	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	switch {
+	case stopped:
+		b.WriteString("[stopped by the person; the command was killed]")
+	case res.TimedOut:
+		fmt.Fprintf(&b, "[timed out after %s; the command was killed]", timeout)
+	default:
+		fmt.Fprintf(&b, "[exit status %d]", res.ExitCode)
+	}
+	return b.String()
+}
+
+// ensureShell starts the session's shell on first use, in the session's
+// folder. The note tells a resumed session's agent, once, that it is new.
+func (s *Session) ensureShell() (*tools.Shell, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	note := ""
+	if s.resumed && !s.toldShell {
+		note = resumedNote + "\n\n"
+	}
+	s.toldShell = true
+	if s.shell != nil {
+		return s.shell, note, nil
+	}
+	sh, err := tools.NewShell(s.cwd(), os.Environ())
+	if err != nil {
+		return nil, "", err
+	}
+	s.shell = sh
+	return sh, note, nil
+}
+
+// approve asks the tab before a tool changes anything, unless settings or
+// an earlier "allow for this session" allow it. A denial is told to the
+// agent as the tool's outcome.
+func (s *Session) approve(ctx context.Context, use session.Block, kind string, allowedBySettings bool) (bool, toolOutcome) {
+	s.mu.Lock()
+	allowed := allowedBySettings || s.allowed[use.Name]
+	s.mu.Unlock()
+	if allowed {
+		return true, toolOutcome{}
+	}
+	a := &approval{ToolUseID: use.ID, Name: use.Name, Input: rawJSON(use.Input), decided: make(chan string, 1)}
+	s.mu.Lock()
+	s.approvals[use.ID] = a
+	s.mu.Unlock()
+	s.setStatus(StatusApproval, use.Name)
+	s.publish("tool.approval", a)
+	select {
+	case d, ok := <-a.decided:
+		if ok && d != DecisionDeny {
+			return true, toolOutcome{}
+		}
+		return false, toolOutcome{output: "The person denied this " + kind + " call. Do not retry it; ask them what they want instead.", isError: true}
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.approvals, use.ID)
+		s.mu.Unlock()
+		return false, toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
+	}
+}
+
+func (s *Session) runMeta(use session.Block) toolOutcome {
+	var in tools.MetaInput
+	if err := json.Unmarshal(use.Input, &in); err != nil {
+		return toolOutcome{output: "session_meta: " + err.Error(), isError: true}
+	}
+	if in.Action == tools.MetaQuery {
+		return s.runQuery(in.Query)
+	}
+	var output string
+	var changed bool
+	doc, err := s.Update(func(d *session.Document) error {
+		var err error
+		output, changed, err = tools.ApplyMeta(d, in)
+		return err
+	})
+	if err != nil {
+		return toolOutcome{output: err.Error(), isError: true}
+	}
+	if changed && in.Action == "set_title" {
+		s.publish("title", map[string]string{"title": doc.Title})
+	}
+	return toolOutcome{output: output}
+}
+
+func (s *Session) runQuery(q string) toolOutcome {
+	hits, err := s.m.opts.Store.Search(q, 20)
+	if err != nil {
+		return toolOutcome{output: "query failed: " + err.Error(), isError: true}
+	}
+	return toolOutcome{output: tools.FormatHits(q, hits)}
+}
+
+func (s *Session) runHistory(use session.Block) toolOutcome {
+	var in tools.HistoryInput
+	if err := json.Unmarshal(use.Input, &in); err != nil {
+		return toolOutcome{output: "session_history: " + err.Error(), isError: true}
+	}
+	s.mu.Lock()
+	out, err := tools.History(s.doc, in)
+	s.mu.Unlock()
+	if err != nil {
+		return toolOutcome{output: err.Error(), isError: true}
+	}
+	return toolOutcome{output: out}
+}
+
+func rawJSON(v []byte) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(v)
+}
+
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := strings.ToValidUTF8(s[:n/2], "")
+	tail := strings.ToValidUTF8(s[len(s)-n/2:], "")
+	return head + fmt.Sprintf("\n[… %d bytes not shown here …]\n", len(s)-n) + tail
+}

@@ -1,0 +1,172 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"myco/server/llm"
+	"myco/session"
+)
+
+// maxRounds bounds the tool rounds of one turn: an agent stuck in a loop
+// stops rather than running commands forever.
+const maxRounds = 100
+
+// startTurn runs a turn for the message just saved, in the background: the
+// request that carried it is answered at once.
+func (s *Session) startTurn(human session.Message) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	turn := uuid.NewString()
+	s.mu.Lock()
+	s.turn, s.cancel, s.done = turn, cancel, make(chan struct{})
+	s.touched = s.m.opts.Now()
+	done := s.done
+	s.mu.Unlock()
+	s.publish("turn.start", map[string]string{"turn": turn, "message": human.ID})
+	go func() {
+		defer close(done)
+		stop, usage, err := s.runTurn(ctx, turn)
+		s.finishTurn(turn, stop, usage, err)
+		cancel()
+	}()
+	return turn
+}
+
+// runTurn calls the model and runs the tools it asks for, round after
+// round, until it answers, is stopped, or fails.
+func (s *Session) runTurn(ctx context.Context, turn string) (string, session.Usage, error) {
+	var total session.Usage
+	for range maxRounds {
+		resp, err := s.callModel(ctx)
+		addUsage(&total, resp.Usage)
+		if err != nil {
+			return s.endFailed(ctx, resp, err, total)
+		}
+		uses := toolUses(resp.Content)
+		if len(uses) == 0 {
+			return resp.StopReason, total, nil
+		}
+		if err := s.runTools(ctx, uses); err != nil {
+			return session.StopInterrupted, total, err
+		}
+	}
+	return "max_rounds", total, fmt.Errorf("the turn stopped after %d tool rounds", maxRounds)
+}
+
+// endFailed decides how a failed model call ends the turn: a stop by the
+// person is an interruption, anything else an error that says what failed.
+func (s *Session) endFailed(ctx context.Context, resp llm.Response, err error, total session.Usage) (string, session.Usage, error) {
+	if ctx.Err() != nil {
+		return session.StopInterrupted, total, nil
+	}
+	return session.StopError, total, err
+}
+
+func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) {
+	s.mu.Lock()
+	s.turn, s.cancel, s.partial = "", nil, nil
+	s.status, s.detail = StatusIdle, ""
+	addUsage(&s.usage, usage)
+	sessionUsage := s.usage
+	for id, a := range s.approvals {
+		delete(s.approvals, id)
+		close(a.decided)
+	}
+	next := s.popQueued()
+	needTitle := s.doc.Title == "" && stop != session.StopError
+	s.mu.Unlock()
+	if err != nil && stop != session.StopInterrupted {
+		s.publish("turn.error", map[string]string{"turn": turn, "error": err.Error()})
+	}
+	s.publish("turn.end", map[string]any{"turn": turn, "stop_reason": stop, "usage": usageOf(usage), "session_usage": usageOf(sessionUsage)})
+	s.publish("status", map[string]string{"status": StatusIdle})
+	if needTitle {
+		go s.makeTitle()
+	}
+	if next != nil {
+		if m, err := s.appendHuman(next.Text, next.Images); err == nil {
+			s.startTurn(m)
+		} else {
+			s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
+		}
+	}
+}
+
+// popQueued takes the next queued message; s.mu is held.
+func (s *Session) popQueued() *Queued {
+	if len(s.queue) == 0 {
+		return nil
+	}
+	q := s.queue[0]
+	s.queue = s.queue[1:]
+	s.publish("queued", map[string]any{"queued": append([]Queued{}, s.queue...)})
+	return &q
+}
+
+// callModel streams one response, retrying transient failures (at most
+// twice, each retry shown), and saves it. A response cut by a stop is
+// saved as it was, marked interrupted; one that failed for good is saved
+// marked error when it had any text.
+func (s *Session) callModel(ctx context.Context) (llm.Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, msgID, err := s.streamOnce(ctx)
+		if err == nil || ctx.Err() != nil || !llm.IsRetryable(err) || attempt >= len(s.m.opts.RetryDelays) {
+			if serr := s.saveResponse(msgID, resp, err, ctx.Err() != nil); serr != nil {
+				return resp, serr
+			}
+			return resp, err
+		}
+		delay := s.m.opts.RetryDelays[attempt]
+		s.setStatus(StatusRetrying, fmt.Sprintf("retry %d of %d in %s after: %v", attempt+1, len(s.m.opts.RetryDelays), delay, err))
+		select {
+		case <-ctx.Done():
+			return llm.Response{}, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+// streamOnce makes one model call, publishing text deltas as they arrive
+// and keeping them as the partial message for tabs that (re)connect.
+func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) {
+	req, client, err := s.buildRequest()
+	if err != nil {
+		return llm.Response{}, "", err
+	}
+	msgID := uuid.NewString()
+	s.mu.Lock()
+	s.partial = &partial{Message: msgID}
+	s.mu.Unlock()
+	s.setStatus(StatusThinking, "")
+	s.publish("message.start", map[string]string{"message": msgID, "role": "assistant"})
+	resp, err := client.Stream(ctx, req, func(delta string) {
+		if delta == "" {
+			return
+		}
+		s.mu.Lock()
+		s.partial.Text += delta
+		s.mu.Unlock()
+		s.publish("text.delta", TextDelta{Message: msgID, Text: delta})
+	})
+	if resp.Model == "" {
+		resp.Model = req.Model
+	}
+	s.mu.Lock()
+	s.partial = nil
+	s.mu.Unlock()
+	if err != nil && ctx.Err() == nil && llm.IsRetryable(err) {
+		s.publish("message.discard", map[string]string{"message": msgID})
+	}
+	return resp, msgID, err
+}
+
+// TextDelta is the payload of text.delta; the event hub merges consecutive
+// ones of a message when a tab falls behind.
+type TextDelta struct {
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+

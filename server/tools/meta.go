@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"myco/session"
+)
+
+// session_meta actions.
+const (
+	MetaSetTitle        = "set_title"
+	MetaAddLink         = "add_link"
+	MetaRemoveLink      = "remove_link"
+	MetaReadScratchpad  = "read_scratchpad"
+	MetaWriteScratchpad = "write_scratchpad"
+	MetaQuery           = "query"
+)
+
+// Limits of what session_meta stores.
+const (
+	TitleMax      = 200 // characters, of a title and of a link's title
+	ScratchpadMax = 100 << 10
+)
+
+// Errors of ApplyMeta. ErrMetaInput is wrapped by every error about input
+// the model got wrong; ErrMetaQuery means the action is query, which the
+// caller answers with the session search.
+var (
+	ErrMetaInput = errors.New("invalid session_meta input")
+	ErrMetaQuery = errors.New("session_meta query is answered by the session search")
+)
+
+// MetaInput is the input of the session_meta tool.
+type MetaInput struct {
+	Action    string `json:"action"`
+	Title     string `json:"title,omitempty"`
+	URL       string `json:"url,omitempty"`
+	LinkTitle string `json:"link_title,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Query     string `json:"query,omitempty"`
+}
+
+// MetaDescription tells the model what session_meta does.
+const MetaDescription = "Read and change this session's metadata. " +
+	"set_title {title}: the session's title (one line, at most 200 characters). " +
+	"add_link {url, link_title?} / remove_link {url}: http(s) links kept with the session. " +
+	"read_scratchpad / write_scratchpad {text}: your notes for this session (replaced whole, at most 100 KB); " +
+	"they survive compaction. " +
+	"query {query}: search every session of this profile (messages, scratchpads, titles, old transcripts) " +
+	"for messages holding all the words."
+
+// MetaSchema is the JSON schema of MetaInput.
+var MetaSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"action": map[string]any{
+			"type": "string",
+			"enum": []string{MetaSetTitle, MetaAddLink, MetaRemoveLink, MetaReadScratchpad, MetaWriteScratchpad, MetaQuery},
+		},
+		"title":      map[string]any{"type": "string", "description": "set_title: the new title."},
+		"url":        map[string]any{"type": "string", "description": "add_link, remove_link: an http or https URL."},
+		"link_title": map[string]any{"type": "string", "description": "add_link: what the link is."},
+		"text":       map[string]any{"type": "string", "description": "write_scratchpad: the whole new scratchpad."},
+		"query":      map[string]any{"type": "string", "description": "query: words to find, all of them, any case."},
+	},
+	"required":             []string{"action"},
+	"additionalProperties": false,
+}
+
+// ApplyMeta carries out a session_meta action on doc, reporting what to
+// tell the model and whether doc changed (and so must be saved, with its
+// updated_at). For query it returns ErrMetaQuery.
+func ApplyMeta(doc *session.Document, in MetaInput) (output string, changed bool, err error) {
+	switch in.Action {
+	case MetaSetTitle:
+		return setTitle(doc, in.Title)
+	case MetaAddLink:
+		return addLink(doc, in.URL, in.LinkTitle)
+	case MetaRemoveLink:
+		return removeLink(doc, in.URL)
+	case MetaReadScratchpad:
+		if doc.Scratchpad == "" {
+			return "the scratchpad is empty", false, nil
+		}
+		return doc.Scratchpad, false, nil
+	case MetaWriteScratchpad:
+		return writeScratchpad(doc, in.Text)
+	case MetaQuery:
+		return "", false, ErrMetaQuery
+	default:
+		return "", false, fmt.Errorf("%w: unknown action %q", ErrMetaInput, in.Action)
+	}
+}
+
+func setTitle(doc *session.Document, title string) (string, bool, error) {
+	title = oneLine(title, TitleMax)
+	if title == "" {
+		return "", false, fmt.Errorf("%w: set_title needs a title", ErrMetaInput)
+	}
+	if title == doc.Title {
+		return "the title is already " + quote(title), false, nil
+	}
+	doc.Title = title
+	return "title set to " + quote(title), true, nil
+}
+
+func addLink(doc *session.Document, rawURL, title string) (string, bool, error) {
+	u, err := checkURL(rawURL)
+	if err != nil {
+		return "", false, err
+	}
+	title = oneLine(title, TitleMax)
+	i := slices.IndexFunc(doc.Links, func(l session.Link) bool { return l.URL == u })
+	switch {
+	case i < 0:
+		doc.Links = append(doc.Links, session.Link{URL: u, Title: title})
+		return "link added: " + u, true, nil
+	case title != "" && doc.Links[i].Title != title:
+		doc.Links[i].Title = title
+		return "link title updated: " + u, true, nil
+	default:
+		return "already linked: " + u, false, nil
+	}
+}
+
+func removeLink(doc *session.Document, rawURL string) (string, bool, error) {
+	u := strings.TrimSpace(rawURL)
+	n := len(doc.Links)
+	doc.Links = slices.DeleteFunc(doc.Links, func(l session.Link) bool { return l.URL == u })
+	if len(doc.Links) == n {
+		return "", false, fmt.Errorf("%w: no link with URL %q", ErrMetaInput, u)
+	}
+	return "link removed: " + u, true, nil
+}
+
+// checkURL accepts absolute http and https URLs only: links are shown as
+// anchors in the page, where javascript: or file: would be a hazard.
+func checkURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: URL %q: %w", ErrMetaInput, raw, err)
+	}
+	if s := strings.ToLower(u.Scheme); (s != "http" && s != "https") || u.Host == "" {
+		return "", fmt.Errorf("%w: URL %q: only http and https links are kept", ErrMetaInput, raw)
+	}
+	return raw, nil
+}
+
+func writeScratchpad(doc *session.Document, text string) (string, bool, error) {
+	if len(text) > ScratchpadMax {
+		return "", false, fmt.Errorf("%w: the scratchpad is limited to %d bytes; this text has %d: keep it shorter",
+			ErrMetaInput, ScratchpadMax, len(text))
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if text == doc.Scratchpad {
+		return "the scratchpad already holds this text", false, nil
+	}
+	doc.Scratchpad = text
+	return fmt.Sprintf("scratchpad saved (%d bytes)", len(text)), true, nil
+}
+
+// oneLine trims s, joins its lines with spaces and keeps at most limit
+// characters: titles show in a heading and a tab.
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+	if r := []rune(s); len(r) > limit {
+		s = strings.TrimSpace(string(r[:limit]))
+	}
+	return s
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// FormatHits renders the result of a session_meta query for the model.
+func FormatHits(query string, hits []session.Hit) string {
+	if len(hits) == 0 {
+		return fmt.Sprintf("no match for %q\n", query)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d matches for %q, newest session first:\n", len(hits), query)
+	for _, h := range hits {
+		fmt.Fprintf(&b, "- session %s %q, %s", h.Session, h.Title, h.Kind)
+		if h.Kind == session.HitMessage {
+			fmt.Fprintf(&b, " (thread %d, message %s)", h.Thread, h.Message)
+		}
+		fmt.Fprintf(&b, ": %s\n", h.Excerpt)
+	}
+	return b.String()
+}

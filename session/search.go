@@ -1,0 +1,341 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+)
+
+// Hit is one place where a search matched: a message, a scratchpad, a title
+// or the tail of a historical sidecar.
+type Hit struct {
+	Session string `json:"session"`
+	Title   string `json:"title"`
+	// Thread and Message locate a message hit; for the other kinds Thread
+	// is 0 and Message is empty.
+	Thread  int    `json:"thread"`
+	Message string `json:"message,omitempty"`
+	Kind    string `json:"kind"`
+	Excerpt string `json:"excerpt"` // one line around the match
+}
+
+// Hit kinds besides SidecarReadline and SidecarConsole.
+const (
+	HitMessage    = "message"
+	HitScratchpad = "scratchpad"
+	HitTitle      = "title"
+)
+
+// DefaultSearchLimit is the number of hits Search returns when asked for
+// none in particular.
+const DefaultSearchLimit = 50
+
+// sidecarTail is how much of the end of a sidecar Search reads: the old
+// transcripts can be large, and their end is what a person remembers.
+const sidecarTail = 64 << 10
+
+// Search finds the query's words (all of them, case-insensitively, as
+// substrings of one message, scratchpad, title or sidecar tail) in every
+// readable document, active and archived, newest session first, and returns
+// at most limit hits (DefaultSearchLimit when limit <= 0). An empty query
+// matches nothing. Damaged documents are skipped and never touched.
+//
+// It is a plain scan through Load: fine for a profile of a few thousand
+// sessions. An index kept beside the documents (updated on Save) is the next
+// step when that is too slow. Image bytes are never read: no blob is opened,
+// and a legacy inline image's base64, which Load keeps as a string, is not
+// searched.
+func (s *Store) Search(q string, limit int) ([]Hit, error) {
+	m := newMatcher(q)
+	if m == nil {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	sums, err := s.searchOrder()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var hits []Hit
+	for _, sum := range sums {
+		doc, err := s.Load(sum.ID)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+			continue // moved away or damaged since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		hits = s.searchSession(hits, doc, m)
+		if len(hits) >= limit {
+			return hits[:limit], nil
+		}
+	}
+	return hits, nil
+}
+
+// searchOrder lists every readable session, active and archived, newest
+// first. The listing's cache makes this cheap; damaged documents are left
+// out before anything opens them again.
+func (s *Store) searchOrder() ([]Summary, error) {
+	active, err := s.List(ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	archived, err := s.List(ListOptions{Archived: true})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []Summary
+	for _, sum := range slices.Concat(active, archived) {
+		if sum.Damaged == "" && !seen[sum.ID] {
+			seen[sum.ID] = true
+			out = append(out, sum)
+		}
+	}
+	sortNewestFirst(out)
+	return out, nil
+}
+
+// searchSession appends doc's hits: title, scratchpad, messages newest
+// first, then the sidecars, which are older than any message.
+func (s *Store) searchSession(hits []Hit, doc *Document, m *matcher) []Hit {
+	add := func(kind, text string, thread int, msg string) {
+		if ex, ok := m.match(text); ok {
+			hits = append(hits, Hit{
+				Session: doc.ID, Title: doc.Title, Thread: thread, Message: msg, Kind: kind, Excerpt: ex,
+			})
+		}
+	}
+	add(HitTitle, doc.Title, 0, "")
+	add(HitScratchpad, doc.Scratchpad, 0, "")
+	for ti := len(doc.Threads) - 1; ti >= 0; ti-- {
+		msgs := doc.Threads[ti].Messages
+		for mi := len(msgs) - 1; mi >= 0; mi-- {
+			add(HitMessage, messageText(msgs[mi]), ti, msgs[mi].ID)
+		}
+	}
+	for _, kind := range []string{SidecarReadline, SidecarConsole} {
+		add(kind, s.sidecarTail(doc.ID, kind), 0, "")
+	}
+	return hits
+}
+
+// messageText is the searchable text of a message: text blocks, the string
+// values of tool inputs and the text of tool results. Images contribute
+// nothing.
+func messageText(msg Message) string {
+	var parts []string
+	for _, b := range msg.Content {
+		switch b.Type {
+		case BlockText:
+			parts = append(parts, b.Text)
+		case BlockToolUse:
+			parts = append(parts, b.Name)
+			parts = appendStrings(parts, b.Input)
+		case BlockToolResult:
+			parts = append(parts, toolResultText(b))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// appendStrings appends the string values found in a JSON value, object
+// members in key order, so that `{"command": "ls -la"}` matches "ls -la"
+// without quotes and escapes in the way.
+func appendStrings(parts []string, raw []byte) []string {
+	if len(raw) == 0 {
+		return parts
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return append(parts, string(raw))
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			parts = append(parts, v)
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(v[k])
+			}
+		}
+	}
+	walk(v)
+	return parts
+}
+
+// toolResultText is the text of a tool_result block: its content string, or
+// the text blocks of its content list. Image blocks in the list, and their
+// bytes, are left out.
+func toolResultText(b Block) string {
+	if len(b.Content) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(b.Content, &s) == nil {
+		return s
+	}
+	// Only type and text are decoded: other members, an inline image's
+	// data included, are skipped without being copied.
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(b.Content, &blocks) != nil {
+		return ""
+	}
+	var texts []string
+	for _, e := range blocks {
+		if e.Type == BlockText {
+			texts = append(texts, e.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// sidecarTail reads the last 64 KB of session id's sidecar of the given
+// kind, wherever it is (see Sidecar). A sidecar that is absent or cannot
+// be read is "": like a damaged document, it is left out of the search
+// rather than failing it.
+func (s *Store) sidecarTail(id, kind string) string {
+	dir, archived, err := s.locate(id)
+	if err != nil {
+		return ""
+	}
+	other := s.archivedDir
+	if archived {
+		other = s.dir
+	}
+	for _, d := range []string{dir, other} {
+		text, err := readTail(filepath.Join(d, id+"."+kind), sidecarTail)
+		if err == nil {
+			return text
+		}
+	}
+	return ""
+}
+
+// readTail reads at most the last n bytes of a file. A cut start drops its
+// partial first line; bytes that are not UTF-8 become U+FFFD.
+func readTail(path string, n int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read sidecar: %w", err)
+	}
+	off := max(info.Size()-n, 0)
+	data, err := io.ReadAll(io.NewSectionReader(f, off, n))
+	if err != nil {
+		return "", fmt.Errorf("read sidecar: %w", err)
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD"), nil
+}
+
+// matcher finds all of a query's words in a text, ignoring case.
+type matcher struct{ words []string }
+
+// newMatcher returns nil for a query without words.
+func newMatcher(q string) *matcher {
+	words := strings.Fields(lowerSameLen(q))
+	if len(words) == 0 {
+		return nil
+	}
+	return &matcher{words: words}
+}
+
+// match reports whether text holds every word, with a one-line excerpt
+// around the earliest of them.
+func (m *matcher) match(text string) (string, bool) {
+	if text == "" {
+		return "", false
+	}
+	lower := lowerSameLen(text)
+	first := len(text)
+	for _, w := range m.words {
+		i := strings.Index(lower, w)
+		if i < 0 {
+			return "", false
+		}
+		first = min(first, i)
+	}
+	return excerpt(text, first), true
+}
+
+// lowerSameLen lowercases s rune by rune, keeping any rune whose lower case
+// has another UTF-8 length (and any invalid byte) as it is, so that an
+// index into the result is an index into s.
+func lowerSameLen(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if l := unicode.ToLower(r); r != utf8.RuneError && l != r && utf8.RuneLen(l) == size {
+			utf8.EncodeRune(b[i:], l)
+		}
+		i += size
+	}
+	return string(b)
+}
+
+// Excerpt width: about 160 characters, a third of them before the match.
+const (
+	excerptBefore = 50
+	excerptWidth  = 160
+)
+
+// excerpt cuts about 160 bytes of text around byte offset at and makes them
+// one line: runs of white space and control characters become one space.
+func excerpt(text string, at int) string {
+	start := max(at-excerptBefore, 0)
+	end := min(start+excerptWidth, len(text))
+	start = max(min(start, end-excerptWidth), 0) // near the end, show more before
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	line := strings.Join(strings.FieldsFunc(text[start:end], func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
+	if start > 0 {
+		line = "…" + line
+	}
+	if end < len(text) {
+		line += "…"
+	}
+	return line
+}
