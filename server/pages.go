@@ -78,9 +78,9 @@ func (s *Server) sessionPage(c echo.Context) error {
 	}
 	if _, live := s.live.Get(id); !live && !archived {
 		if owner, ok := s.lockedElsewhere(id); ok {
-		opts.LockedBy = &web.LockInfo{PID: owner.PID}
-		if owner.URL != "" {
-			opts.LockedBy.URL = owner.URL + web.SessionURL(id)
+			opts.LockedBy = &web.LockInfo{PID: owner.PID}
+			if owner.URL != "" {
+				opts.LockedBy.URL = owner.URL + web.SessionURL(id)
 			}
 		}
 	}

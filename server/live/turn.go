@@ -169,4 +169,3 @@ type TextDelta struct {
 	Message string `json:"message"`
 	Text    string `json:"text"`
 }
-
