@@ -39,6 +39,8 @@ type Options struct {
 	// WatchInterval is how often open sessions' files are checked for
 	// changes made by other processes (the CLI, an editor); 0 means 2s.
 	WatchInterval time.Duration
+	// RetryDelays are the waits before retrying a transient model failure.
+	RetryDelays []time.Duration
 	// MaxUpload limits an image upload's body; 0 means the image store's limit.
 	MaxUpload int64
 }
@@ -86,6 +88,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		AllowBash:  opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
 		AllowEdit:  opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
+		RetryDelays: opts.RetryDelays,
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -492,3 +493,5 @@ func numeric(s string) int64 {
 	}
 	return n
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -9,7 +9,10 @@
 //
 // HTML fragments come from the server, already sanitized, and are parsed
 // through a <template>; text that arrives as JSON only ever goes in through
-// textContent.
+// textContent. The chat of a session page (composer, live turn) is in
+// chat.js.
+
+import { initChat } from './chat.js';
 
 const body = document.body;
 
@@ -60,14 +63,24 @@ const isAbort = (err) => err instanceof DOMException && err.name === 'AbortError
 
 const maxAlerts = 3;
 
-// showError puts a message in the page's alert region (role=alert).
-export function showError(text) {
+// showError puts a message in the page's alert region (role=alert); link,
+// when it is an http(s) URL, is shown after it as a link that opens it.
+export function showError(text, link) {
   const region = document.getElementById('alerts');
   if (!region) return;
   const toast = document.createElement('p');
   toast.className = 'toast';
   const span = document.createElement('span');
   span.textContent = text;
+  const href = safeURL(link);
+  if (href) {
+    const a = document.createElement('a');
+    a.href = href;
+    a.target = '_blank';
+    a.rel = 'noopener';
+    a.textContent = 'Open it there';
+    span.append(' ', a);
+  }
   const close = document.createElement('button');
   close.type = 'button';
   close.textContent = '×';
@@ -76,6 +89,16 @@ export function showError(text) {
   toast.append(span, close);
   region.append(toast);
   while (region.children.length > maxAlerts) region.firstElementChild.remove();
+}
+
+function safeURL(link) {
+  if (typeof link !== 'string' || !link) return '';
+  try {
+    const u = new URL(link, location.href);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : '';
+  } catch {
+    return '';
+  }
 }
 
 function setBusy(el, busy) {
@@ -317,7 +340,8 @@ function initThreads() {
 // to; null when the page follows no stream.
 export let stream = null;
 
-function setTitle(title) {
+// setTitle shows a session's title in its heading and the tab's title.
+export function setTitle(title) {
   const text = title || 'Untitled';
   const h1 = document.querySelector('[data-testid="session-title"]');
   if (h1) h1.textContent = text;
@@ -407,3 +431,4 @@ initTimes();
 initSearch();
 initThreads();
 initStream();
+initChat();

@@ -54,3 +54,11 @@ func imageAlt(mediaType string) string {
 	}
 	return "Image (" + mediaType + ")"
 }
+
+// modelOr names the model a session uses: its own, or the profile's default.
+func modelOr(model string) string {
+	if model == "" {
+		return "default"
+	}
+	return model
+}

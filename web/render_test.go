@@ -223,6 +223,10 @@ func TestSessionPageGolden(t *testing.T) {
 		"locked-banner": 0, "archived-banner": 0,
 		// The latest thread's last four messages: 0006 folds into 0005.
 		"message": 4, "tool-call": 2, "tool-result": 2, "stop-marker": 1,
+		// The composer and what the chat script fills.
+		"composer-input": 1, "send-button": 1, "image-button": 1, "image-input": 1,
+		"turn-status": 1, "command-help": 1, "provider-help": 1, "session-usage": 1,
+		"attachment": 0, "approval": 0, "queued": 0, "turn-error": 0, "turn-usage": 0,
 	}
 	for id, want := range counts {
 		if got := byTestID(d, id).Length(); got != want {
@@ -292,6 +296,7 @@ func TestSessionPageArchived(t *testing.T) {
 	if byTestID(d, "composer").Length() != 0 || d.Find("#composer").Length() != 0 {
 		t.Error("archived page has a composer")
 	}
+	assertNoComposerParts(t, d)
 	body := d.Find("body")
 	if a, _ := body.Attr("data-archived"); a != "true" {
 		t.Errorf("data-archived %q, want true", a)
@@ -318,6 +323,24 @@ func TestSessionPageLocked(t *testing.T) {
 	}
 	if d.Find("#composer").Length() != 0 {
 		t.Error("locked page has a composer")
+	}
+	assertNoComposerParts(t, d)
+}
+
+// assertNoComposerParts checks that a read-only page offers no way to
+// write, while it still shows the session's usage.
+func assertNoComposerParts(t *testing.T, d *goquery.Document) {
+	t.Helper()
+	for _, id := range []string{"composer-input", "send-button", "image-button", "image-input", "turn-status", "command-help"} {
+		if n := byTestID(d, id).Length(); n != 0 {
+			t.Errorf("read-only page has %d × %s", n, id)
+		}
+	}
+	if d.Find("textarea, [data-composer]").Length() != 0 {
+		t.Error("read-only page has a textarea or a composer root")
+	}
+	if byTestID(d, "session-usage").Length() != 1 {
+		t.Error("read-only page without the session's usage")
 	}
 }
 

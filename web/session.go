@@ -42,6 +42,8 @@ type SessionView struct {
 	Sidecars     []SidecarView
 	MessageCount int
 	Profile      string
+	// Usage is the token total of every response in the session.
+	Usage UsageView
 	// Earlier are the threads compaction left behind, oldest first, shown
 	// collapsed; Latest is the thread that takes new messages.
 	Earlier []ThreadView
@@ -122,6 +124,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Sidecars:     sidecarViews(opts.Sidecars),
 		MessageCount: doc.MessageCount(),
 		Profile:      opts.Profile,
+		Usage:        sessionUsage(doc),
 	}
 	if doc.Parent != nil {
 		v.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}

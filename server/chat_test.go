@@ -1,0 +1,456 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"myco/e2e/fakellm"
+	"myco/profiles"
+	"myco/server"
+	"myco/server/llm"
+	"myco/session"
+)
+
+// chatServer is a server whose models are the fake model server, reached
+// through the real SDK clients.
+type chatServer struct {
+	*testServer
+	fake *fakellm.Server
+}
+
+func newChatServer(t *testing.T, provider string, mutate ...func(*profiles.Settings)) *chatServer {
+	t.Helper()
+	fake := fakellm.Start(t)
+	settings := profiles.DefaultSettings()
+	settings.DefaultModel = provider + "/fake-model"
+	settings.TitleModel = provider + "/fake-title"
+	base := fake.URL
+	if provider == "openai" {
+		base += "/v1"
+	}
+	settings.Providers = map[string]profiles.Provider{provider: {BaseURL: base, APIKeyEnv: "FAKE_KEY"}}
+	for _, m := range mutate {
+		m(&settings)
+	}
+	getenv := func(k string) string {
+		if k == "FAKE_KEY" {
+			return "sk-test"
+		}
+		return ""
+	}
+	dir := t.TempDir()
+	ss, err := session.Open(filepath.Join(dir, "session"), session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := session.OpenImages(filepath.Join(dir, "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{
+		Profile: "test", Sessions: ss, Images: im, Token: testToken, Cwd: dir,
+		DefaultModel: settings.DefaultModel, Settings: settings,
+		Models:      llm.NewRegistry(settings, getenv, im),
+		RetryDelays: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond},
+	}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go srv.Serve(ctx, ln)
+	t.Cleanup(func() {
+		cancel()
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		srv.Shutdown(sctx)
+	})
+	ts := &testServer{t: t, url: srv.URL(), host: strings.TrimPrefix(srv.URL(), "http://"), dir: dir, sessions: ss, images: im}
+	return &chatServer{testServer: ts, fake: fake}
+}
+
+// stream is an open event stream of one session.
+type stream struct {
+	t      *testing.T
+	events chan sseEvent
+}
+
+func (ts *testServer) stream(t *testing.T, id string) *stream {
+	t.Helper()
+	resp := ts.do("GET", "/api/sessions/"+id+"/events", nil)
+	wantStatus(t, resp, 200)
+	st := &stream{t: t, events: make(chan sseEvent, 4096)}
+	go readEvents(t, resp.Body, st.events)
+	nextEvent(t, st.events, "snapshot")
+	return st
+}
+
+// until collects events up to and including the first one named name.
+func (st *stream) until(name string) []sseEvent {
+	st.t.Helper()
+	var got []sseEvent
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-st.events:
+			if !ok {
+				st.t.Fatalf("stream ended before %q; got %v", name, names(got))
+			}
+			got = append(got, ev)
+			if ev.name == name {
+				return got
+			}
+		case <-timeout:
+			st.t.Fatalf("no %q event; got %v", name, names(got))
+		}
+	}
+}
+
+func names(evs []sseEvent) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.name)
+	}
+	return out
+}
+
+func data(t *testing.T, ev sseEvent) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
+		t.Fatalf("event %s data %q: %v", ev.name, ev.data, err)
+	}
+	return m
+}
+
+func (ts *testServer) send(id, text string) *http.Response {
+	ts.t.Helper()
+	body, _ := json.Marshal(map[string]any{"text": text})
+	return ts.do("POST", "/api/sessions/"+id+"/messages", strings.NewReader(string(body)))
+}
+
+func deltas(evs []sseEvent, t *testing.T) (n int, text string) {
+	for _, ev := range evs {
+		if ev.name == "text.delta" {
+			n++
+			text += data(t, ev)["text"].(string)
+		}
+	}
+	return n, text
+}
+
+func lastMessage(t *testing.T, ss *session.Store, id string) session.Message {
+	t.Helper()
+	doc, err := ss.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := doc.Threads[len(doc.Threads)-1].Messages
+	return msgs[len(msgs)-1]
+}
+
+func textOf(m session.Message) string {
+	var s string
+	for _, b := range m.Content {
+		if b.Type == session.BlockText {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+func TestChatStreamsAndSaves(t *testing.T) {
+	for _, provider := range []string{"anthropic", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			cs := newChatServer(t, provider)
+			s := cs.create("")
+			st := cs.stream(t, s.ID)
+			resp := cs.send(s.ID, "Tell me [[text:60]] [[chunk:3]] [[delay:2ms]] [[usage:in=1200,out=60]]")
+			wantStatus(t, resp, http.StatusAccepted)
+			// The person's message is durable when 202 arrives.
+			doc, _ := cs.sessions.Load(s.ID)
+			if m := doc.Threads[0].Messages[0]; !m.Human || !strings.Contains(textOf(m), "Tell me") {
+				t.Fatalf("first message %+v", m)
+			}
+			evs := st.until("turn.end")
+			n, streamed := deltas(evs, t)
+			if n < 5 {
+				t.Errorf("%d text.delta events; the reply should arrive progressively", n)
+			}
+			final := lastMessage(t, cs.sessions, s.ID)
+			if final.Role != "assistant" || textOf(final) != streamed || final.Usage == nil || final.Usage.InputTokens != 1200 {
+				t.Errorf("stored %+v (usage %+v), streamed %q", textOf(final), final.Usage, streamed)
+			}
+			end := data(t, evs[len(evs)-1])
+			if end["stop_reason"] != "end_turn" || end["usage"].(map[string]any)["output_tokens"] != float64(60) {
+				t.Errorf("turn.end %v", end)
+			}
+			// An untitled session gets a title from the model after its first answer.
+			if ev := nextEvent(t, st.events, "title"); !strings.Contains(ev.data, "Tell me") {
+				t.Errorf("title %s", ev.data)
+			}
+		})
+	}
+}
+
+func TestToolApprovalRunsDenyIsTold(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("tools")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"echo hello-from-shell"}]]`), http.StatusAccepted)
+	evs := st.until("tool.approval")
+	ap := data(t, evs[len(evs)-1])
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/approvals/"+ap["tool_use_id"].(string), strings.NewReader(`{"decision":"once"}`)), 200)
+	evs = st.until("tool.end")
+	if out := data(t, evs[len(evs)-1]); !strings.Contains(out["output"].(string), "hello-from-shell") || out["is_error"] != false {
+		t.Errorf("tool.end %v", out)
+	}
+	evs = st.until("turn.end")
+	if _, text := deltas(evs, t); !strings.Contains(text, "hello-from-shell") {
+		t.Errorf("the model's answer %q does not quote the tool's outcome", text)
+	}
+
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"rm -rf /tmp/nothing-here"}]]`), http.StatusAccepted)
+	evs = st.until("tool.approval")
+	ap = data(t, evs[len(evs)-1])
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/approvals/"+ap["tool_use_id"].(string), strings.NewReader(`{"decision":"deny"}`)), 200)
+	evs = st.until("turn.end")
+	if _, text := deltas(evs, t); !strings.Contains(text, "denied") {
+		t.Errorf("the model was not told of the denial: %q", text)
+	}
+}
+
+func TestApprovalForSessionAndSettingsAllow(t *testing.T) {
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
+	s := cs.create("allowed")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"pwd"}]]`), http.StatusAccepted)
+	evs := st.until("turn.end")
+	for _, ev := range evs {
+		if ev.name == "tool.approval" {
+			t.Fatal("asked for approval although settings allow bash")
+		}
+	}
+	if !strings.Contains(strings.Join(names(evs), ","), "tool.end") {
+		t.Errorf("no tool ran: %v", names(evs))
+	}
+}
+
+func TestShellKeepsCwdBetweenCommands(t *testing.T) {
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
+	s := cs.create("cwd")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[steps: tool:bash {"command":"mkdir -p sub && cd sub && export MYCO_X=42"} ;; tool:bash {"command":"pwd; echo $MYCO_X"} ;; say:done]]`), http.StatusAccepted)
+	var outs []string
+	for _, ev := range st.until("turn.end") {
+		if ev.name == "tool.end" {
+			outs = append(outs, data(t, ev)["output"].(string))
+		}
+	}
+	if len(outs) != 2 || !strings.Contains(outs[1], filepath.Join(cs.dir, "sub")) || !strings.Contains(outs[1], "42") {
+		t.Errorf("outputs %q", outs)
+	}
+}
+
+func TestStopKeepsPartialInterrupted(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("stop")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "[[text:3000]] [[delay:5ms]]"), http.StatusAccepted)
+	for i := 0; i < 5; i++ {
+		nextEvent(t, st.events, "text.delta")
+	}
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/stop", nil), 200)
+	evs := st.until("turn.end")
+	if end := data(t, evs[len(evs)-1]); end["stop_reason"] != session.StopInterrupted {
+		t.Errorf("turn.end %v", end)
+	}
+	m := lastMessage(t, cs.sessions, s.ID)
+	if m.StopReason != session.StopInterrupted || len(textOf(m)) == 0 || strings.Count(textOf(m), " ") > 2900 {
+		t.Errorf("kept %q marked %q", textOf(m)[:min(60, len(textOf(m)))], m.StopReason)
+	}
+}
+
+func TestStopKillsRunningCommand(t *testing.T) {
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
+	s := cs.create("kill")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"sleep 30; echo never"}]]`), http.StatusAccepted)
+	nextEvent(t, st.events, "tool.start")
+	start := time.Now()
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/stop", nil), 200)
+	evs := st.until("turn.end")
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("stop took %s: the command was not killed", time.Since(start))
+	}
+	for _, ev := range evs {
+		if ev.name == "tool.end" && strings.Contains(ev.data, "never") {
+			t.Errorf("the command ran on: %s", ev.data)
+		}
+	}
+	doc, _ := cs.sessions.Load(s.ID)
+	msgs := doc.Threads[0].Messages
+	last := msgs[len(msgs)-1]
+	if len(last.Content) != 1 || last.Content[0].Type != session.BlockToolResult || !last.Content[0].IsError {
+		t.Errorf("the stopped call has no recorded outcome: %+v", last)
+	}
+}
+
+func TestTransientErrorsRetriedThenFinalFailureSaysWhy(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("retry")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "[[fault:529x2]] [[say:made it]]"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	retries := 0
+	for _, ev := range evs {
+		if ev.name == "status" && data(t, ev)["status"] == "retrying" {
+			retries++
+		}
+	}
+	if retries != 2 || textOf(lastMessage(t, cs.sessions, s.ID)) != "made it" {
+		t.Errorf("%d retries shown, answer %q", retries, textOf(lastMessage(t, cs.sessions, s.ID)))
+	}
+
+	wantStatus(t, cs.send(s.ID, "[[fault:500]]"), http.StatusAccepted)
+	evs = st.until("turn.end")
+	var failed string
+	for _, ev := range evs {
+		if ev.name == "turn.error" {
+			failed = data(t, ev)["error"].(string)
+		}
+	}
+	if !strings.Contains(failed, "500") {
+		t.Errorf("final failure %q does not say what failed", failed)
+	}
+
+	wantStatus(t, cs.send(s.ID, "[[text:200]] [[fault:cutx1]]"), http.StatusAccepted)
+	evs = st.until("turn.end")
+	if !strings.Contains(strings.Join(names(evs), ","), "message.discard") {
+		t.Errorf("a cut stream's partial message was not discarded before the retry: %v", names(evs))
+	}
+	if m := lastMessage(t, cs.sessions, s.ID); m.StopReason != "end_turn" || strings.Count(textOf(m), " ") < 150 {
+		t.Errorf("after a cut stream the retry gave %q (%s)", textOf(m), m.StopReason)
+	}
+}
+
+func TestReconnectMidTurnGetsPartial(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("reconnect")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "[[text:400]] [[delay:3ms]]"), http.StatusAccepted)
+	for i := 0; i < 10; i++ {
+		nextEvent(t, st.events, "text.delta")
+	}
+	resp := cs.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	second := make(chan sseEvent, 4096)
+	go readEvents(t, resp.Body, second)
+	snap := data(t, nextEvent(t, second, "snapshot"))
+	p, _ := snap["partial"].(map[string]any)
+	if p == nil || snap["status"] != "thinking" || p["text"] == "" {
+		t.Fatalf("snapshot mid-turn %v", snap)
+	}
+	text := p["text"].(string)
+	for {
+		ev := <-second
+		if ev.name == "text.delta" {
+			text += data(t, ev)["text"].(string)
+		}
+		if ev.name == "turn.end" {
+			break
+		}
+	}
+	if want := textOf(lastMessage(t, cs.sessions, s.ID)); text != want {
+		t.Errorf("reconnected tab has %d chars, the answer %d", len(text), len(want))
+	}
+}
+
+func TestQueueWhileTurnRuns(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("queue")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "[[text:300]] [[delay:3ms]]"), http.StatusAccepted)
+	nextEvent(t, st.events, "text.delta")
+	wantStatus(t, cs.send(s.ID, "second"), http.StatusConflict)
+	resp := cs.do("POST", "/api/sessions/"+s.ID+"/messages", strings.NewReader(`{"text":"[[say:second answer]]","queue":true}`))
+	wantStatus(t, resp, http.StatusAccepted)
+	if q := decode[map[string]string](t, resp); q["queued"] == "" {
+		t.Errorf("queued answer %v", q)
+	}
+	st.until("turn.end")
+	st.until("turn.end")
+	if got := textOf(lastMessage(t, cs.sessions, s.ID)); got != "second answer" {
+		t.Errorf("queued message answered %q", got)
+	}
+}
+
+func TestImageReachesModelAndMissingBlobFailsFirst(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("image")
+	st := cs.stream(t, s.ID)
+	resp := cs.do("POST", "/api/images", strings.NewReader(string(pngBytes(t))), "Content-Type", "image/png")
+	ref := decode[session.ImageRef](t, resp)
+	body, _ := json.Marshal(map[string]any{"text": "what is this?", "images": []string{ref.SHA256}})
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/messages", strings.NewReader(string(body))), http.StatusAccepted)
+	st.until("turn.end")
+	reqs := cs.fake.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), `"type":"image"`) || !strings.Contains(string(reqs[0].Body), `"media_type":"image/png"`) {
+		t.Errorf("no image block reached the model")
+	}
+
+	cs.fake.Reset()
+	missing := strings.Repeat("cd", 32)
+	body, _ = json.Marshal(map[string]any{"text": "and this?", "images": []string{missing}})
+	resp = cs.do("POST", "/api/sessions/"+s.ID+"/messages", strings.NewReader(string(body)))
+	wantStatus(t, resp, http.StatusNotFound)
+	if e := decode[map[string]string](t, resp); !strings.Contains(e["error"], missing) {
+		t.Errorf("error %q does not name the image", e["error"])
+	}
+	if n := len(cs.fake.Requests()); n != 0 {
+		t.Errorf("%d model requests after a missing image", n)
+	}
+}
+
+func TestLiveSessionHoldsTheLock(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("held")
+	cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "[[say:hi]]"), http.StatusAccepted)
+	other, _ := session.Open(filepath.Join(cs.dir, "session"), session.Options{})
+	_, err := other.Lock(s.ID, session.Owner{PID: 1})
+	var le *session.LockedError
+	if !errorsAs(err, &le) || le.Owner.URL != cs.url {
+		t.Fatalf("another process could lock the live session: %v", err)
+	}
+}
+
+func TestNoProviderSaysHowToConfigure(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("none")
+	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	events := make(chan sseEvent, 16)
+	go readEvents(t, resp.Body, events)
+	snap := data(t, nextEvent(t, events, "snapshot"))
+	if !strings.Contains(snap["provider_help"].(string), "ANTHROPIC_API_KEY") {
+		t.Errorf("snapshot %v", snap)
+	}
+	wantStatus(t, ts.send(s.ID, "hello"), http.StatusAccepted)
+	ev := nextEvent(t, events, "turn.error")
+	if !strings.Contains(ev.data, "no provider") {
+		t.Errorf("turn.error %s", ev.data)
+	}
+}
+
+var _ = bufio.NewReader
+var _ = io.EOF

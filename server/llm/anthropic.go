@@ -1,0 +1,186 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"myco/session"
+)
+
+// AnthropicBaseURL is where the Messages API lives unless settings say
+// otherwise.
+const AnthropicBaseURL = "https://api.anthropic.com"
+
+// defaultMaxTokens bounds an answer when the request does not: every model
+// myco knows can write this much.
+const defaultMaxTokens = 8192
+
+type anthropicClient struct {
+	name   string
+	sdk    anthropic.Client
+	images ImageReader
+}
+
+var _ Client = (*anthropicClient)(nil)
+
+// NewAnthropic returns a client of the Anthropic Messages API at
+// cfg.BaseURL (without /v1), sending cfg.APIKey when it is set. It reads
+// nothing from the process environment: settings and the caller's getenv
+// decide everything, so tests cannot pick up a real key or base URL.
+func NewAnthropic(cfg ProviderConfig, images ImageReader) Client {
+	if cfg.Name == "" {
+		cfg.Name = ProviderAnthropic
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = AnthropicBaseURL
+	}
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithHTTPClient(httpClient()),
+		// The SDK wants the root; a base URL copied from an OpenAI-style
+		// setting often ends in /v1, which would double it.
+		option.WithBaseURL(strings.TrimSuffix(strings.TrimSuffix(cfg.BaseURL, "/"), "/v1")),
+		// The turn loop retries, so that each retry is shown in the tab.
+		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	return &anthropicClient{name: cfg.Name, sdk: anthropic.NewClient(opts...), images: images}
+}
+
+// Stream sends req and streams the answer, text deltas to onText.
+func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(string)) (Response, error) {
+	params, err := anthropicParams(req, newImageLoader(c.images))
+	if err != nil {
+		return Response{}, &Error{Provider: c.name, Err: err}
+	}
+	stream := c.sdk.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc anthropic.Message
+	started, complete := false, false
+	for stream.Next() {
+		ev := stream.Current()
+		if err := acc.Accumulate(ev); err != nil {
+			return partialAnthropic(&acc, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: %w", err)}
+		}
+		started = true
+		complete = complete || ev.Type == "message_stop"
+		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && onText != nil {
+			onText(ev.Delta.Text)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return partialAnthropic(&acc, req), c.classify(ctx, err, started)
+	}
+	if !complete {
+		return partialAnthropic(&acc, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
+	}
+	return anthropicResponse(&acc, req)
+}
+
+// classify maps an SDK error. An `error` event inside a 200 stream carries
+// its HTTP meaning only in its type, so that type picks the status.
+func (c *anthropicClient) classify(ctx context.Context, err error, started bool) *Error {
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) {
+		return classify(ctx, c.name, err, 0, started)
+	}
+	status := apiErr.StatusCode
+	if status < 400 {
+		status = anthropicErrorStatus(string(apiErr.Type()))
+	}
+	if status == 0 && ctx.Err() == nil {
+		// An error event whose type has no transient meaning: the server
+		// refused the request, and would again.
+		return &Error{Provider: c.name, Err: err}
+	}
+	return classify(ctx, c.name, err, status, started)
+}
+
+// anthropicErrorStatus is the HTTP status the API gives an error type.
+func anthropicErrorStatus(errorType string) int {
+	switch errorType {
+	case "overloaded_error":
+		return 529
+	case "rate_limit_error":
+		return 429
+	case "api_error":
+		return 500
+	case "timeout_error":
+		return 504
+	}
+	return 0
+}
+
+// anthropicResponse converts a complete message.
+func anthropicResponse(acc *anthropic.Message, req Request) (Response, error) {
+	r := anthropicMeta(acc, req)
+	r.StopReason = string(acc.StopReason)
+	for _, b := range acc.Content {
+		switch b.Type {
+		case "text":
+			r.Content = appendText(r.Content, b.Text)
+		case "tool_use":
+			block, err := anthropicToolUse(b)
+			if err != nil {
+				return r, &Error{Provider: ProviderAnthropic, Err: err}
+			}
+			r.Content = append(r.Content, block)
+		}
+	}
+	return r, nil
+}
+
+func anthropicToolUse(b anthropic.ContentBlockUnion) (session.Block, error) {
+	input := b.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if !json.Valid(input) {
+		return session.Block{}, fmt.Errorf("malformed stream: tool_use %s input is not JSON", b.ID)
+	}
+	return session.Block{Type: session.BlockToolUse, ID: b.ID, Name: b.Name, Input: jsontext.Value(input)}, nil
+}
+
+// partialAnthropic keeps the text of a message cut short. Its tool calls
+// are dropped: their input may be incomplete, and an unanswered tool_use
+// stored in the thread would fail every later call.
+func partialAnthropic(acc *anthropic.Message, req Request) Response {
+	r := anthropicMeta(acc, req)
+	for _, b := range acc.Content {
+		if b.Type == "text" {
+			r.Content = appendText(r.Content, b.Text)
+		}
+	}
+	return r
+}
+
+func anthropicMeta(acc *anthropic.Message, req Request) Response {
+	r := Response{Model: string(acc.Model), Usage: session.Usage{
+		InputTokens:              acc.Usage.InputTokens,
+		OutputTokens:             acc.Usage.OutputTokens,
+		CacheReadInputTokens:     acc.Usage.CacheReadInputTokens,
+		CacheCreationInputTokens: acc.Usage.CacheCreationInputTokens,
+	}}
+	if r.Model == "" {
+		r.Model = req.Model
+	}
+	return r
+}
+
+// appendText appends a text block unless it is empty: the API refuses
+// empty text blocks when the message is sent back.
+func appendText(blocks []session.Block, text string) []session.Block {
+	if text == "" {
+		return blocks
+	}
+	return append(blocks, session.Block{Type: session.BlockText, Text: text})
+}

@@ -1,0 +1,64 @@
+package web
+
+import "net/url"
+
+// ComposerView is the message box of a session the tab may write to. The
+// URLs become data attributes, so static/chat.js never builds a
+// session-specific path itself.
+type ComposerView struct {
+	SessionID string
+}
+
+// Composer returns the composer of the session page; only a writable page
+// renders it.
+func (v SessionView) Composer() ComposerView { return ComposerView{SessionID: v.ID} }
+
+// MessagesURL is where a message is posted.
+func (v ComposerView) MessagesURL() string { return apiURL(v.SessionID, "messages") }
+
+// StopURL stops the running turn.
+func (v ComposerView) StopURL() string { return apiURL(v.SessionID, "stop") }
+
+// RetryURL runs the last submission again.
+func (v ComposerView) RetryURL() string { return apiURL(v.SessionID, "retry") }
+
+// ApprovalsURL is the prefix an approval's tool_use ID is appended to.
+func (v ComposerView) ApprovalsURL() string { return apiURL(v.SessionID, "approvals") + "/" }
+
+// SessionURL is where title and model changes are PATCHed.
+func (v ComposerView) SessionURL() string { return "/api/sessions/" + url.PathEscape(v.SessionID) }
+
+// InputID is the textarea's id: the label and the hint point at it.
+func (v ComposerView) InputID() string { return "composer-input" }
+
+// Command is a slash command the composer understands. The help panel
+// lists them, and the script reads its autocomplete list from that panel,
+// so this table is the only place they are named.
+type Command struct {
+	Name string // without the slash
+	Args string // how its argument is written, "" when it takes none
+	Help string
+}
+
+// Usage is the command as typed: "/resume ID".
+func (c Command) Usage() string {
+	if c.Args == "" {
+		return "/" + c.Name
+	}
+	return "/" + c.Name + " " + c.Args
+}
+
+// Commands are the composer's slash commands, in the order /help lists them.
+var Commands = []Command{
+	{Name: "stop", Help: "Stop the running turn (Esc does the same)"},
+	{Name: "retry", Help: "Run the last message again"},
+	{Name: "new", Help: "Start a new session in this tab"},
+	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it"},
+	{Name: "title", Args: "TEXT", Help: "Rename this session"},
+	{Name: "model", Args: "[NAME]", Help: "Switch the model; without a name, list the models"},
+	{Name: "help", Help: "Show this list"},
+}
+
+// ImageTypes are the image types the composer attaches (the server sniffs
+// the bytes too).
+const ImageTypes = "image/png,image/jpeg,image/gif,image/webp"
