@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const MYCO_BIN = path.join(__dirname, '.bin', 'myco');
+export const FAKELLM_BIN = path.join(__dirname, '.bin', 'fakellm');
 export const PROFILE = 'e2e';
 
 // A myco server started for one test on a fresh MYCO_HOME, with helpers to
@@ -30,10 +31,42 @@ export class Myco {
     for (const d of [this.sessionDir, this.archivedDir, this.imagesDir]) fs.mkdirSync(d, { recursive: true });
   }
 
+  // useModels points the profile at the fake model server (settings.json),
+  // as a user would point it at a provider.
+  useModels(fakeURL: string, settings: Record<string, unknown> = {}) {
+    const s = {
+      default_model: 'anthropic/fake-model',
+      title_model: 'anthropic/fake-title',
+      providers: { anthropic: { base_url: fakeURL, api_key_env: 'MYCO_E2E_KEY' } },
+      ...settings,
+    };
+    fs.writeFileSync(path.join(this.profileDir, 'settings.json'), JSON.stringify(s, null, 2), { mode: 0o600 });
+  }
+
+  env(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, MYCO_HOME: this.home, MYCO_E2E_KEY: 'sk-e2e' };
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_BASE_URL;
+    delete env.OPENAI_BASE_URL;
+    delete env.MYCO_MODEL;
+    return env;
+  }
+
+  // cli runs a myco subcommand on this profile as a separate process.
+  cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const p = spawn(MYCO_BIN, ['--profile', PROFILE, ...args], { env: this.env() });
+      let stdout = '', stderr = '';
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+  }
+
   // start runs `myco --no-open` and waits for the line with its URL.
   async start(extraArgs: string[] = []): Promise<void> {
     this.proc = spawn(MYCO_BIN, ['--profile', PROFILE, '--no-open', '--addr', '127.0.0.1:0', ...extraArgs], {
-      env: { ...process.env, MYCO_HOME: this.home },
+      env: this.env(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.proc.stderr!.on('data', (d) => (this.stderr += d.toString()));
@@ -152,12 +185,47 @@ function fullDoc(d: SessionDoc) {
   };
 }
 
-export const test = base.extend<{ myco: Myco }>({
+// FakeLLM is the fake model server (e2e/fakellm), one per test.
+export class FakeLLM {
+  url = '';
+  proc?: ChildProcess;
+
+  async start() {
+    this.proc = spawn(FAKELLM_BIN, ['--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      this.proc!.stdout!.on('data', (d) => {
+        out += d.toString();
+        const m = out.match(/listening on (http:\/\/\S+)/);
+        if (m) resolve(m[1]);
+      });
+      this.proc!.on('exit', (code) => reject(new Error(`fakellm exited ${code}`)));
+    });
+  }
+
+  // requests are the model calls the fake received, as it recorded them.
+  async requests(): Promise<any[]> {
+    const r = await fetch(`${this.url}/_requests`);
+    return r.json();
+  }
+
+  stop() {
+    this.proc?.kill();
+  }
+}
+
+export const test = base.extend<{ myco: Myco; fake: FakeLLM }>({
   myco: async ({}, use) => {
     const m = new Myco();
     await use(m);
     await m.stop();
     m.cleanup();
+  },
+  fake: async ({}, use) => {
+    const f = new FakeLLM();
+    await f.start();
+    await use(f);
+    f.stop();
   },
 });
 

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-// Builds the myco binary once; every test starts its own server from it.
+// Builds myco and the fake model server once; every test starts its own.
 export default function globalSetup() {
   const root = path.resolve(__dirname, '..');
-  execFileSync('go', ['build', '-o', path.join(__dirname, '.bin', 'myco'), './cmd/myco'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  for (const [out, pkg] of [['myco', './cmd/myco'], ['fakellm', './e2e/fakellm/cmd/fakellm']]) {
+    execFileSync('go', ['build', '-o', path.join(__dirname, '.bin', out), pkg], { cwd: root, stdio: 'inherit' });
+  }
 }

@@ -1,0 +1,156 @@
+import { test, expect } from '../fixtures';
+import zlib from 'node:zlib';
+
+// prepare starts the fake model server's profile and myco, and opens a new
+// session's page, waiting until its event stream is open.
+async function openSession(page, myco, fake, settings = {}) {
+  myco.useModels(fake.url, settings);
+  const id = myco.writeSession({ title: 'Chat' });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  return id;
+}
+
+async function send(page, text: string) {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+const lastAgentMessage = (page) => page.locator('[data-testid="message"][data-role="assistant"]').last();
+
+test('a reply appears progressively, in several paints', async ({ page, myco, fake }) => {
+  await openSession(page, myco, fake);
+  // Record every distinct length of the streaming message's text as the
+  // browser renders it.
+  await page.evaluate(() => {
+    (window as any).__lengths = new Set<number>();
+    const seen = (window as any).__lengths;
+    const tick = () => {
+      const m = document.querySelector('[data-testid="message"][data-streaming]');
+      if (m) seen.add(m.textContent!.length);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await send(page, 'Write a lot [[text:200]] [[delay:8ms]]');
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
+  await expect(lastAgentMessage(page)).not.toHaveAttribute('data-streaming', '');
+  const paints = await page.evaluate(() => (window as any).__lengths.size);
+  expect(paints).toBeGreaterThan(5);
+  await expect(page.locator('[data-testid="message"][data-role="user"]').last()).toContainText('Write a lot');
+  await expect(page.getByTestId('turn-usage').last()).toBeVisible();
+});
+
+test('a tool call asks, runs after approval, and its outcome shows; deny is told to the agent', async ({ page, myco, fake }) => {
+  await openSession(page, myco, fake);
+  await send(page, '[[tool:bash {"command":"echo e2e-$((6*7))"}]]');
+  const card = page.getByTestId('approval');
+  await expect(card).toContainText('echo e2e-$((6*7))');
+  await card.locator('[data-decision="once"]').click();
+  await expect(page.getByTestId('tool-result').last()).toContainText('e2e-42');
+  await expect(lastAgentMessage(page)).toContainText('e2e-42');
+
+  await send(page, '[[tool:bash {"command":"touch should-not-exist"}]]');
+  await page.getByTestId('approval').locator('[data-decision="deny"]').click();
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  await expect(lastAgentMessage(page)).toContainText('denied');
+  const reqs = await fake.requests();
+  expect(JSON.stringify(reqs[reqs.length - 1].body)).toContain('denied');
+});
+
+test('stop in the middle keeps the partial answer, marked interrupted', async ({ page, myco, fake }) => {
+  const id = await openSession(page, myco, fake);
+  await send(page, '[[text:3000]] [[delay:10ms]]');
+  const streaming = page.locator('[data-testid="message"][data-streaming]');
+  await expect(streaming).toContainText(/\w+ \w+ \w+ \w+/);
+  await page.keyboard.press('Escape');
+  const marker = page.getByTestId('stop-marker');
+  await expect(marker).toHaveAttribute('data-stop-reason', 'interrupted');
+  const doc = await (await fetch(`${myco.url}/api/sessions/${id}`, { headers: { Authorization: `Bearer ${myco.token}` } })).json();
+  const msgs = doc.threads[0].messages;
+  const last = msgs[msgs.length - 1];
+  expect(last.stop_reason).toBe('interrupted');
+  expect(last.content[0].text.split(' ').length).toBeLessThan(3000);
+  await expect(lastAgentMessage(page)).toContainText(last.content[0].text.slice(0, 40));
+});
+
+test('reloading the tab mid-turn loses no text', async ({ page, myco, fake }) => {
+  const id = await openSession(page, myco, fake);
+  await send(page, '[[text:600]] [[delay:6ms]]');
+  await expect(page.locator('[data-testid="message"][data-streaming]')).toContainText(/(\w+ ){20}/);
+  await page.reload();
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
+  const doc = await (await fetch(`${myco.url}/api/sessions/${id}`, { headers: { Authorization: `Bearer ${myco.token}` } })).json();
+  const msgs = doc.threads[0].messages;
+  const answer = msgs[msgs.length - 1].content[0].text as string;
+  expect(answer.split(' ').length).toBeGreaterThan(500);
+  const shown = (await lastAgentMessage(page).innerText()).replace(/\s+/g, ' ');
+  expect(shown).toContain(answer.replace(/\s+/g, ' ').trim().slice(-200));
+  expect(shown).toContain(answer.replace(/\s+/g, ' ').trim().slice(0, 200));
+});
+
+test('two tabs on one session see the same turn', async ({ browser, myco, fake }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Shared' });
+  await myco.start();
+  const a = await (await browser.newContext()).newPage();
+  const b = await (await browser.newContext()).newPage();
+  for (const p of [a, b]) {
+    await p.goto(myco.link(`/s/${id}`));
+    await expect(p.locator('body')).toHaveAttribute('data-stream', 'open');
+  }
+  await send(a, 'hello both [[say:the same words in both tabs]]');
+  for (const p of [a, b]) {
+    await expect(lastAgentMessage(p)).toContainText('the same words in both tabs');
+    await expect(p.locator('[data-testid="message"][data-role="user"]').filter({ hasText: 'hello both' })).toHaveCount(1);
+  }
+});
+
+test('a second myco process on the profile sees the open session as locked', async ({ page, myco, fake }) => {
+  const id = await openSession(page, myco, fake);
+  const r = await myco.cli('sessions', 'archive', id);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(new RegExp(`locked by pid ${myco.proc!.pid}`));
+  expect(myco.exists(`${id}.json`)).toBe(true);
+});
+
+function tinyPNG(): Buffer {
+  const raw = Buffer.from([0, 255, 0, 0, 255]);
+  const crcTable = (buf: Buffer) => {
+    let c = ~0;
+    for (const x of buf) { c ^= x; for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1)); }
+    return ~c >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(crcTable(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13); ihdr.writeUInt32BE(1, 0); ihdr.writeUInt32BE(1, 4); ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+test('a pasted image reaches the model as an image block', async ({ page, myco, fake }) => {
+  await openSession(page, myco, fake);
+  const b64 = tinyPNG().toString('base64');
+  await page.getByTestId('composer-input').focus();
+  await page.evaluate((data) => {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'shot.png', { type: 'image/png' }));
+    const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    document.querySelector('[data-testid="composer-input"]')!.dispatchEvent(ev);
+  }, b64);
+  await expect(page.getByTestId('attachment')).toHaveAttribute('data-state', 'done');
+  await send(page, 'what is in this picture?');
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  await expect(page.locator('[data-testid="message"][data-role="user"] img')).toBeVisible();
+  const reqs = await fake.requests();
+  const body = JSON.stringify(reqs[0].body);
+  expect(body).toContain('"type":"image"');
+  expect(body).toContain(b64);
+});
