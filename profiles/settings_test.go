@@ -344,3 +344,30 @@ func TestRedactsSecrets(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestModelLimits(t *testing.T) {
+	off := 0
+	raised := 190000
+	s := profiles.DefaultSettings()
+	s.Models["anthropic/tiny"] = profiles.Model{ContextWindow: 1000}
+	s.Models["anthropic/claude-off"] = profiles.Model{AutoCompactAt: &off}
+	s.Models["anthropic/claude-raised"] = profiles.Model{ContextWindow: 200000, AutoCompactAt: &raised}
+	tests := []struct {
+		model         string
+		window, limit int
+	}{
+		{"anthropic/claude-sonnet-4-5", 200000, 160000},
+		{"anthropic/claude-opus-9", 200000, 160000},
+		{"anthropic/tiny", 1000, 800},
+		{"anthropic/claude-off", 200000, 0},
+		{"anthropic/claude-raised", 200000, 190000},
+		{"openai/gpt-4o-mini", 128000, 102400},
+		{"openai/llama3.1:8b", 128000, 102400},
+	}
+	for _, tt := range tests {
+		m := s.ModelLimits(tt.model)
+		if m.ContextWindow != tt.window || m.CompactAt() != tt.limit {
+			t.Errorf("%s: window %d, compact at %d; want %d, %d", tt.model, m.ContextWindow, m.CompactAt(), tt.window, tt.limit)
+		}
+	}
+}

@@ -77,6 +77,19 @@ func (s *Server) retryTurn(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"turn": turn})
 }
 
+// compactSession makes a successor thread now and answers when it is
+// saved (or has failed, saying why).
+func (s *Server) compactSession(c echo.Context) error {
+	ls, err := s.liveSession(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := ls.Compact(); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ls.Header())
+}
+
 type approvalRequest struct {
 	Decision string `json:"decision"`
 }
@@ -131,7 +144,8 @@ func chatStatus(err error) (int, bool) {
 		return http.StatusConflict, true
 	case errors.Is(err, live.ErrNoTurn), errors.Is(err, live.ErrNoApproval):
 		return http.StatusConflict, true
-	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun):
+	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
+		errors.Is(err, live.ErrNothingToCompact):
 		return http.StatusBadRequest, true
 	case errors.Is(err, live.ErrClosed):
 		return http.StatusServiceUnavailable, true

@@ -37,6 +37,8 @@ func statusOf(err error) (int, apiError) {
 		return http.StatusConflict, apiError{Error: le.Error(), PID: le.Owner.PID, URL: le.Owner.URL}
 	case errors.Is(err, session.ErrImageCorrupt):
 		return http.StatusInternalServerError, apiError{Error: err.Error()}
+	case errors.As(err, new(*llm.Error)):
+		return http.StatusBadGateway, apiError{Error: "model call failed: " + err.Error()}
 	case errors.Is(err, llm.ErrNoProvider):
 		return http.StatusConflict, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrImageMissing):

@@ -69,6 +69,12 @@ func (s *Server) sessionPage(c echo.Context) error {
 		return err
 	}
 	opts := web.SessionViewOptions{Archived: archived, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
+	model := doc.Model
+	if model == "" {
+		model = s.opts.DefaultModel
+	}
+	limits := s.opts.Settings.ModelLimits(model)
+	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
 	if !archived {
 		// Opening a writable session takes its writer lock in this process;
 		// if another process holds it, the page is read-only and says who.

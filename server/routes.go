@@ -39,6 +39,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/messages", s.postMessage)
 	api.POST("/sessions/:id/stop", s.stopTurn)
 	api.POST("/sessions/:id/retry", s.retryTurn)
+	api.POST("/sessions/:id/compact", s.compactSession)
 	api.POST("/sessions/:id/approvals/:tool", s.approve)
 	api.GET("/models", s.listModels)
 	api.POST("/images", s.uploadImage)

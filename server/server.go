@@ -89,6 +89,10 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		AllowEdit:  opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
 		RetryDelays: opts.RetryDelays,
+		Limits: func(model string) live.Limits {
+			m := opts.Settings.ModelLimits(model)
+			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
+		},
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{

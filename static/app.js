@@ -13,6 +13,7 @@
 // chat.js.
 
 import { initChat } from './chat.js';
+import { initCompaction } from './compaction.js';
 
 const body = document.body;
 
@@ -432,3 +433,4 @@ initSearch();
 initThreads();
 initStream();
 initChat();
+initCompaction();

@@ -1321,6 +1321,9 @@ const commandActions = {
     if (arg) await chooseModel(arg);
     else await listModels();
   },
+  compact: async () => {
+    await api('POST', `${urls.session}/compact`);
+  },
   help: () => {
     const panel = composer.querySelector('[data-command-help]');
     if (panel.hidden) openPanel(panel);

@@ -56,6 +56,7 @@ var Commands = []Command{
 	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it"},
 	{Name: "title", Args: "TEXT", Help: "Rename this session"},
 	{Name: "model", Args: "[NAME]", Help: "Switch the model; without a name, list the models"},
+	{Name: "compact", Help: "Summarise this thread into a new one now (the old one is kept)"},
 	{Name: "help", Help: "Show this list"},
 }
 

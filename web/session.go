@@ -16,6 +16,32 @@ type SessionViewOptions struct {
 	Sidecars    map[string]string // historical transcripts by kind (readline, console)
 	RecentLimit int               // messages of the latest thread shown; DefaultRecentLimit when 0
 	Profile     string
+	// Context is the model's automatic compaction threshold and window,
+	// shown as a gauge; the used part comes from the last response.
+	Context ContextInfo
+}
+
+// ContextInfo is what the context gauge shows.
+type ContextInfo struct {
+	Used      int
+	Threshold int // 0: automatic compaction is off for this model
+	Window    int
+}
+
+// Label is the gauge's text.
+func (c ContextInfo) Label() string {
+	if c.Threshold == 0 {
+		return groupDigits(int64(c.Used)) + " tokens used"
+	}
+	return groupDigits(int64(c.Used)) + " of " + groupDigits(int64(c.Threshold)) + " tokens before it compacts"
+}
+
+// OffText says why there is no automatic compaction.
+func (c ContextInfo) OffText() string {
+	if c.Threshold > 0 {
+		return ""
+	}
+	return "Automatic compaction is off for this model (auto_compact_at is 0). You can still compact by hand."
 }
 
 // LockInfo says which process holds a session and where it serves it.
@@ -44,6 +70,8 @@ type SessionView struct {
 	Profile      string
 	// Usage is the token total of every response in the session.
 	Usage UsageView
+	// Context feeds the gauge of the context against the threshold.
+	Context ContextInfo
 	// Earlier are the threads compaction left behind, oldest first, shown
 	// collapsed; Latest is the thread that takes new messages.
 	Earlier []ThreadView
@@ -105,6 +133,9 @@ func (v SessionView) Streams() bool { return !v.Archived }
 // EventsURL is the session's event stream.
 func (v SessionView) EventsURL() string { return apiURL(v.ID, "events") }
 
+// CompactURL is where the Compact button posts.
+func (v SessionView) CompactURL() string { return apiURL(v.ID, "compact") }
+
 // RestoreURL is where the Restore button posts.
 func (v SessionView) RestoreURL() string { return apiURL(v.ID, "restore") }
 
@@ -125,6 +156,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		MessageCount: doc.MessageCount(),
 		Profile:      opts.Profile,
 		Usage:        sessionUsage(doc),
+		Context:      contextInfo(doc, opts.Context),
 	}
 	if doc.Parent != nil {
 		v.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}
@@ -233,4 +265,21 @@ func renderSummary(threads []session.Thread, owner int) string {
 		return ""
 	}
 	return RenderMarkdown(threads[owner].Summary)
+}
+
+// contextInfo fills in the context the latest thread used, as its last
+// response reported it (prompt, cached or not, plus answer).
+func contextInfo(doc *session.Document, limits ContextInfo) ContextInfo {
+	limits.Used = 0
+	if len(doc.Threads) == 0 {
+		return limits
+	}
+	msgs := doc.Threads[len(doc.Threads)-1].Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if u := msgs[i].Usage; u != nil {
+			limits.Used = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
+			break
+		}
+	}
+	return limits
 }

@@ -99,6 +99,12 @@ func (s *script) add(message *step, name, arg string) error {
 	case "title":
 		s.title = arg
 		return nil
+	case "summary_fault":
+		_, err := parseFault(arg)
+		return err
+	case "summary_words":
+		_, err := positive(arg)
+		return err
 	}
 	return addReply(message, name, arg)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,7 +34,7 @@ func (s *Server) plan(c *conversation) (reply, error) {
 	case c.asks("title"):
 		return c.simpleReply(titleFor(c)), nil
 	case c.asks("summar"):
-		return c.simpleReply(summaryFor(c)), nil
+		return s.summaryReply(c)
 	}
 	h := c.lastHuman()
 	human := ""
@@ -198,4 +199,39 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n])
+}
+
+// summaryDirective finds [[summary_fault:…]] and [[summary_words:N]] in
+// any message of a summary request: compaction sends the whole thread, so
+// a test writes them in an earlier human message.
+var summaryDirective = regexp.MustCompile(`\[\[\s*(summary_fault|summary_words)\s*:\s*([^\]]+?)\s*\]\]`)
+
+// summaryReply answers a summary request: the deterministic summary,
+// padded to [[summary_words:N]] words, or the [[summary_fault:…]] fault.
+func (s *Server) summaryReply(c *conversation) (reply, error) {
+	text := summaryFor(c)
+	var f *fault
+	for _, m := range c.messages {
+		for _, d := range summaryDirective.FindAllStringSubmatch(m.text(), -1) {
+			switch d[1] {
+			case "summary_words":
+				n, err := positive(d[2])
+				if err != nil {
+					return reply{}, err
+				}
+				text += " " + loremWords(n)
+			case "summary_fault":
+				pf, err := parseFault(d[2])
+				if err != nil {
+					return reply{}, err
+				}
+				if s.attempt("summary\x00"+d[0], pf.times) {
+					f = &pf
+				}
+			}
+		}
+	}
+	r := c.simpleReply(text)
+	r.fault = f
+	return r, nil
 }

@@ -46,6 +46,9 @@ type Options struct {
 	AllowBash, AllowEdit bool
 	// DefaultModel is used by sessions that name no model.
 	DefaultModel string
+	// Limits gives a model's context window and automatic compaction
+	// threshold (0: off); nil means no automatic compaction.
+	Limits func(model string) Limits
 	// TitleModel names the model that titles new sessions; the session's
 	// own model when empty.
 	TitleModel string
@@ -59,6 +62,12 @@ type Options struct {
 	IdleClose time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
+}
+
+// Limits are what a model can hold and when to compact.
+type Limits struct {
+	ContextWindow int
+	CompactAt     int
 }
 
 // Manager owns the live sessions of this process, at most one per session.

@@ -16,11 +16,12 @@ import (
 
 // Statuses a live session reports.
 const (
-	StatusIdle     = "idle"
-	StatusThinking = "thinking"
-	StatusTool     = "tool"
-	StatusApproval = "approval"
-	StatusRetrying = "retrying"
+	StatusIdle       = "idle"
+	StatusThinking   = "thinking"
+	StatusTool       = "tool"
+	StatusApproval   = "approval"
+	StatusRetrying   = "retrying"
+	StatusCompacting = "compacting"
 )
 
 // Approval decisions.
@@ -62,6 +63,10 @@ type Session struct {
 	toldShell bool
 	touched   time.Time
 	usage     session.Usage // this live session's total
+	// contextUsed is the context the last model call reported; autoOff,
+	// when set, says why automatic compaction is off for this live session.
+	contextUsed int
+	autoOff     string
 }
 
 type partial struct {
@@ -122,6 +127,7 @@ type Snapshot struct {
 	Queued       []Queued    `json:"queued"`
 	Usage        usageView   `json:"session_usage"`
 	ProviderHelp string      `json:"provider_help,omitempty"`
+	Context      ContextView `json:"context"`
 }
 
 type usageView struct {
@@ -137,7 +143,7 @@ func (s *Session) Snapshot() Snapshot {
 	snap := Snapshot{
 		Status: s.status, Detail: s.detail, Title: s.doc.Title, Model: s.doc.Model, Turn: s.turn,
 		Approvals: make([]*approval, 0, len(s.approvals)), Queued: append([]Queued{}, s.queue...),
-		Usage: usageOf(s.usage),
+		Usage: usageOf(s.usage), Context: s.contextView(),
 	}
 	if s.partial != nil {
 		p := *s.partial

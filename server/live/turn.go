@@ -45,12 +45,23 @@ func (s *Session) runTurn(ctx context.Context, turn string) (string, session.Usa
 		if err != nil {
 			return s.endFailed(ctx, resp, err, total)
 		}
+		s.noteContext(resp.Usage)
 		uses := toolUses(resp.Content)
 		if len(uses) == 0 {
+			// A settled boundary after the answer: at most one compaction
+			// per submission, and the turn ends; nothing runs by itself.
+			s.autoCompact(ctx, ReasonAnswered)
 			return resp.StopReason, total, nil
 		}
 		if err := s.runTools(ctx, uses); err != nil {
 			return session.StopInterrupted, total, err
+		}
+		// A settled boundary between tool rounds: compact if due, then ask
+		// the agent to go on from the new thread.
+		if s.autoCompact(ctx, ReasonMidLoop) {
+			if err := s.appendContinue(); err != nil {
+				return session.StopError, total, err
+			}
 		}
 	}
 	return "max_rounds", total, fmt.Errorf("the turn stopped after %d tool rounds", maxRounds)
@@ -86,12 +97,18 @@ func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) 
 	if needTitle {
 		go s.makeTitle()
 	}
-	if next != nil {
-		if m, err := s.appendHuman(next.Text, next.Images); err == nil {
-			s.startTurn(m)
-		} else {
-			s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
-		}
+	s.startQueued(next)
+}
+
+// startQueued sends a message that waited for the turn slot.
+func (s *Session) startQueued(next *Queued) {
+	if next == nil {
+		return
+	}
+	if m, err := s.appendHuman(next.Text, next.Images); err == nil {
+		s.startTurn(m)
+	} else {
+		s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
 	}
 }
 

@@ -1,0 +1,259 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"myco/profiles"
+	"myco/session"
+)
+
+// compactAt sets a tiny context window and threshold for the fake model,
+// so the fake's reported usage crosses it.
+func compactAt(threshold int) func(*profiles.Settings) {
+	return func(s *profiles.Settings) {
+		s.Approvals.Bash = profiles.ApprovalAllow
+		s.Models = map[string]profiles.Model{"anthropic/fake-model": {ContextWindow: 100000, AutoCompactAt: &threshold}}
+	}
+}
+
+func countEvents(evs []sseEvent, name string) int {
+	n := 0
+	for _, ev := range evs {
+		if ev.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+func threadJSON(t *testing.T, ss *session.Store, id string, i int) string {
+	t.Helper()
+	doc, err := ss.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(doc.Threads[i])
+	return string(b)
+}
+
+func TestAutoCompactionMidLoopThenContinues(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("loop")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[steps: tool:bash {"command":"echo one"} ;; tool:bash {"command":"echo two"} ;; say:all done]] [[usage:in=6000,out=10]]`), http.StatusAccepted)
+	evs := st.until("turn.end")
+	starts := countEvents(evs, "compaction.start")
+	if starts < 2 {
+		t.Errorf("%d compactions in a long loop over the threshold, want one per boundary: %v", starts, names(evs))
+	}
+	doc, _ := cs.sessions.Load(s.ID)
+	if len(doc.Threads) < 2 {
+		t.Fatalf("%d threads", len(doc.Threads))
+	}
+	last := doc.Threads[len(doc.Threads)-1]
+	if last.CompactedFrom == nil || !strings.HasPrefix(last.Summary, "Summary:") {
+		t.Errorf("successor %+v", last)
+	}
+	if got := textOf(last.Messages[len(last.Messages)-1]); got != "all done" {
+		t.Errorf("the turn did not go on to its answer after compacting: %q", got)
+	}
+	// No carried part starts with a tool outcome whose call was left behind.
+	for i, th := range doc.Threads[1:] {
+		if len(th.Messages) > 0 && th.Messages[0].Role == "user" && hasResults(th.Messages[0]) {
+			t.Errorf("thread %d starts with tool results cut from their call", i+1)
+		}
+	}
+}
+
+func hasResults(m session.Message) bool {
+	for _, b := range m.Content {
+		if b.Type == session.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAutoCompactionAfterAnswerOncePerSubmissionPredecessorUnchanged(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("answer")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "first [[say:ok]] [[usage:in=100,out=5]]"), http.StatusAccepted)
+	st.until("turn.end")
+	wantStatus(t, cs.send(s.ID, "second [[say:big]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	if n := countEvents(evs, "compaction.end"); n != 1 {
+		t.Fatalf("%d compactions after one answer: %v", n, names(evs))
+	}
+	before := threadJSON(t, cs.sessions, s.ID, 0)
+	wantStatus(t, cs.send(s.ID, "third [[say:small]] [[usage:in=100,out=5]]"), http.StatusAccepted)
+	st.until("turn.end")
+	if got := threadJSON(t, cs.sessions, s.ID, 0); got != before {
+		t.Errorf("the predecessor changed:\n%s\n%s", before, got)
+	}
+	if got := textOf(lastMessage(t, cs.sessions, s.ID)); got != "small" {
+		t.Errorf("the next answer %q did not go to the successor", got)
+	}
+	doc, _ := cs.sessions.Load(s.ID)
+	if len(doc.Threads) != 2 || *doc.Threads[1].CompactedFrom != 0 || doc.Threads[1].Carried == 0 || len(doc.Threads[0].Messages) != 4 {
+		t.Fatalf("threads %d, successor %+v", len(doc.Threads), doc.Threads[len(doc.Threads)-1])
+	}
+	// The title, links, scratchpad and the shell's folder carry through.
+	if doc.Title != "answer" {
+		t.Errorf("title %q", doc.Title)
+	}
+	// The manual and reopen rule: nothing runs by itself afterwards.
+	select {
+	case ev := <-st.events:
+		if ev.name == "turn.start" {
+			t.Errorf("a turn started by itself after compaction")
+		}
+	default:
+	}
+}
+
+func TestFailedCompactionTurnsAutoOffUntilManualSuccess(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("fail")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x1]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	var ctxEv map[string]any
+	for _, ev := range evs {
+		if ev.name == "compaction.end" && data(t, ev)["ok"] != false {
+			t.Errorf("compaction.end %s, want a failure", ev.data)
+		}
+		if ev.name == "context" {
+			ctxEv = data(t, ev)
+		}
+	}
+	if ctxEv["auto"] != false || !strings.Contains(ctxEv["off_reason"].(string), "failed") {
+		t.Errorf("context after a failed compaction %v", ctxEv)
+	}
+	doc, _ := cs.sessions.Load(s.ID)
+	if len(doc.Threads) != 1 {
+		t.Errorf("a failed compaction left %d threads", len(doc.Threads))
+	}
+
+	// Off: the next answer over the threshold does not compact.
+	wantStatus(t, cs.send(s.ID, "again [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	if n := countEvents(st.until("turn.end"), "compaction.start"); n != 0 {
+		t.Errorf("%d compactions while auto compaction is off", n)
+	}
+	// A manual compaction succeeds (the fault was once) and turns it on.
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), 200)
+	st.until("compaction.end")
+	ctxEvs := st.until("context")
+	if ev := data(t, ctxEvs[len(ctxEvs)-1]); ev["auto"] != true {
+		t.Errorf("after a manual success: %v", ev)
+	}
+	wantStatus(t, cs.send(s.ID, "more [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	if n := countEvents(st.until("turn.end"), "compaction.start"); n != 1 {
+		t.Errorf("%d compactions after a manual success turned it back on", n)
+	}
+}
+
+func TestIneffectiveCompactionTurnsAutoOff(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(500))
+	s := cs.create("ineffective")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hello [[summary_words:3000]] [[say:ok]] [[usage:in=600,out=5]]"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	if countEvents(evs, "compaction.end") != 1 {
+		t.Fatalf("events %v", names(evs))
+	}
+	wantStatus(t, cs.send(s.ID, "again [[say:ok]] [[usage:in=600,out=5]]"), http.StatusAccepted)
+	evs = st.until("turn.end")
+	if n := countEvents(evs, "compaction.start"); n != 0 {
+		t.Errorf("%d compactions after an ineffective one", n)
+	}
+	for _, ev := range evs {
+		if ev.name == "context" && !strings.Contains(ev.data, "over the threshold") {
+			t.Errorf("context %s does not say why auto compaction is off", ev.data)
+		}
+	}
+}
+
+func TestZeroThresholdIsOffAndReopenWaits(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(0))
+	s := cs.create("zero")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hi [[say:ok]] [[usage:in=900000,out=5]]"), http.StatusAccepted)
+	if n := countEvents(st.until("turn.end"), "compaction.start"); n != 0 {
+		t.Errorf("auto_compact_at 0 compacted %d times", n)
+	}
+}
+
+func TestCompactionNeverReadsImageBytes(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("images")
+	st := cs.stream(t, s.ID)
+	resp := cs.do("POST", "/api/images", strings.NewReader(string(pngBytes(t))), "Content-Type", "image/png")
+	ref := decode[session.ImageRef](t, resp)
+	body, _ := json.Marshal(map[string]any{"text": "look [[say:seen]]", "images": []string{ref.SHA256}})
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/messages", strings.NewReader(string(body))), http.StatusAccepted)
+	st.until("turn.end")
+	// The blob becomes unreadable: compaction and history still work.
+	path, _ := cs.images.Path(ref.SHA256)
+	os.WriteFile(path, []byte("corrupt"), 0o600)
+	cs.fake.Reset()
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), 200)
+	reqs := cs.fake.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "[image sha256:"+ref.SHA256+" image/png]") {
+		t.Fatalf("summary request does not name the image: %d requests", len(reqs))
+	}
+	if strings.Contains(string(reqs[0].Body), `"type":"image"`) {
+		t.Error("the summary request carried image bytes")
+	}
+	// History expansion names the image too, without reading it.
+	wantStatus(t, cs.send(s.ID, `[[steps: tool:session_history {"action":"expand","thread":0} ;; say:ok]]`), http.StatusAccepted)
+	evs := st.until("turn.end")
+	var out string
+	for _, ev := range evs {
+		if ev.name == "tool.end" {
+			out = ev.data
+		}
+	}
+	if !strings.Contains(out, "[image sha256:"+ref.SHA256) || strings.Contains(out, `"is_error":true`) {
+		t.Errorf("history expansion with an unreadable blob: %s", out)
+	}
+}
+
+func TestReopenWaitsAndResetsAutoCompaction(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("reopen")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x1]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	st.until("turn.end") // the compaction failed: auto is off for this live session
+	// Archive and restore close the live session; the next message opens it anew.
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/archive", nil), 200)
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/restore", nil), 200)
+	before := len(cs.fake.Requests())
+	st2 := cs.stream(t, s.ID)
+	if n := len(cs.fake.Requests()); n != before {
+		t.Errorf("reopening made %d model calls; it must wait for input", n-before)
+	}
+	wantStatus(t, cs.send(s.ID, "again [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	if n := countEvents(st2.until("turn.end"), "compaction.end"); n != 1 {
+		t.Errorf("after reopening, auto compaction ran %d times, want 1", n)
+	}
+}
+
+func TestShellCwdSurvivesCompaction(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("cwd")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[steps: tool:bash {"command":"mkdir -p deep && cd deep"} ;; say:ok]]`), http.StatusAccepted)
+	st.until("turn.end")
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), 200)
+	wantStatus(t, cs.send(s.ID, `[[steps: tool:bash {"command":"pwd"} ;; say:ok]]`), http.StatusAccepted)
+	for _, ev := range st.until("turn.end") {
+		if ev.name == "tool.end" && !strings.Contains(ev.data, "/deep") {
+			t.Errorf("cwd after compaction: %s", ev.data)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package live
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"myco/server/llm"
+	"myco/session"
+)
+
+// compactPrompt asks the model for the summary a successor thread starts
+// from; it is kept in the repository as its own file to be read and tuned.
+//
+//go:embed prompts/compact.md
+var compactPrompt string
+
+// continueNote is said to the agent when a compaction happened in the
+// middle of its tool loop, so the turn goes on where it stood.
+const continueNote = "The conversation was compacted to fit the context window: the summary above and the recent messages are what you have. Continue the task where you left off."
+
+// Compaction reasons.
+const (
+	ReasonManual   = "manual"
+	ReasonMidLoop  = "context limit reached between tool rounds"
+	ReasonAnswered = "context limit reached after an answer"
+)
+
+// Errors of compaction.
+var (
+	ErrNothingToCompact = errors.New("nothing to compact: the thread is empty")
+	ErrThreadChanged    = errors.New("the thread changed during compaction")
+)
+
+// Compact makes a successor thread now, at the person's request. It holds
+// the turn slot, so a message sent meanwhile is refused or queued, and
+// /stop cancels it. Success turns automatic compaction back on.
+func (s *Session) Compact() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	s.mu.Lock()
+	if s.turn != "" {
+		s.mu.Unlock()
+		return ErrTurnRunning
+	}
+	done := make(chan struct{})
+	s.turn, s.cancel, s.done = "compact", cancel, done
+	s.mu.Unlock()
+	err := s.compact(ctx, ReasonManual)
+	s.mu.Lock()
+	s.turn, s.cancel, s.done = "", nil, nil
+	if err == nil {
+		s.autoOff = ""
+	}
+	next := s.popQueued()
+	s.mu.Unlock()
+	close(done)
+	s.publishContext()
+	s.setStatus(StatusIdle, "")
+	s.startQueued(next)
+	return err
+}
+
+// autoCompact compacts at a settled boundary when the context has reached
+// the model's threshold and automatic compaction is on. A failed or
+// ineffective compaction turns it off for this live session, with the
+// reason shown in the tab. It reports whether a new thread was made.
+func (s *Session) autoCompact(ctx context.Context, reason string) bool {
+	s.mu.Lock()
+	threshold := s.threshold()
+	due := threshold > 0 && s.autoOff == "" && s.contextUsed >= threshold
+	s.mu.Unlock()
+	if !due {
+		return false
+	}
+	err := s.compact(ctx, reason)
+	switch {
+	case ctx.Err() != nil:
+		return false
+	case err != nil:
+		s.turnAutoOff("the last compaction failed: " + err.Error())
+		return false
+	}
+	if est := s.estimateContext(); est >= threshold {
+		s.turnAutoOff(fmt.Sprintf("the last compaction left about %d tokens, over the threshold of %d", est, threshold))
+	}
+	return true
+}
+
+func (s *Session) turnAutoOff(reason string) {
+	s.mu.Lock()
+	s.autoOff = reason
+	s.mu.Unlock()
+	s.publishContext()
+}
+
+// compact writes a successor thread: the model's summary of the latest
+// thread plus its most recent messages, never a tool call without its
+// outcome. The new thread is saved in one atomic write of the document
+// that only appends it: the predecessor is never edited, and a failure at
+// any step leaves the session as it was.
+func (s *Session) compact(ctx context.Context, reason string) error {
+	s.publish("compaction.start", map[string]string{"reason": reason})
+	s.setStatus(StatusCompacting, reason)
+	s.mu.Lock()
+	idx := len(s.doc.Threads) - 1
+	thread := s.doc.Threads[idx]
+	model := s.model()
+	budget := carryBudget(s.threshold())
+	s.mu.Unlock()
+	thread.Messages = append([]session.Message(nil), thread.Messages...)
+	next, err := s.successor(ctx, model, idx, thread, budget)
+	if err == nil {
+		err = s.appendThread(idx, next)
+	}
+	if err != nil {
+		s.publish("compaction.end", map[string]any{"thread": idx, "ok": false, "error": err.Error()})
+		return err
+	}
+	s.mu.Lock()
+	s.contextUsed = 0 // unknown until the next call reports it
+	s.mu.Unlock()
+	s.publish("thread.new", map[string]int{"thread": idx + 1})
+	s.publish("compaction.end", map[string]any{"thread": idx + 1, "ok": true, "summary": next.Summary, "carried": next.Carried})
+	return nil
+}
+
+func (s *Session) successor(ctx context.Context, model string, idx int, t session.Thread, budget int) (session.Thread, error) {
+	if len(t.Messages) == 0 {
+		return session.Thread{}, ErrNothingToCompact
+	}
+	summary, err := s.summarize(ctx, model, t)
+	if err != nil {
+		return session.Thread{}, fmt.Errorf("summary: %w", err)
+	}
+	carried := recentContext(t.Messages, budget)
+	from := idx
+	return session.Thread{
+		CreatedAt: s.m.opts.Now().UTC(), CompactedFrom: &from, Summary: summary,
+		Carried: len(carried), Messages: carried,
+	}, nil
+}
+
+// appendThread saves the document with the successor added, provided the
+// latest thread is still the one summarised.
+func (s *Session) appendThread(idx int, next session.Thread) error {
+	_, err := s.Update(func(d *session.Document) error {
+		if len(d.Threads)-1 != idx {
+			return ErrThreadChanged
+		}
+		d.Threads = append(d.Threads, next)
+		d.UpdatedAt = s.m.opts.Now().UTC()
+		return nil
+	})
+	return err
+}
+
+// summarize asks the session's model for the summary of a thread, sent as
+// a transcript in which images are only named: compaction never reads
+// image bytes.
+func (s *Session) summarize(ctx context.Context, model string, t session.Thread) (string, error) {
+	client, modelID, err := s.m.opts.Models.Client(model)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Stream(ctx, llm.Request{
+		Model: modelID, System: compactPrompt, MaxTokens: 4096,
+		Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: transcript(t)}}}},
+	}, func(string) {})
+	if err != nil {
+		return "", err
+	}
+	summary := strings.TrimSpace(textOf(resp.Content))
+	if summary == "" {
+		return "", errors.New("the model returned an empty summary")
+	}
+	return summary, nil
+}
+
+// model is the session's model; s.mu is held.
+func (s *Session) model() string {
+	if s.doc.Model != "" {
+		return s.doc.Model
+	}
+	return s.m.opts.DefaultModel
+}
+
+// threshold is the automatic compaction threshold of the session's model
+// (0: off); s.mu is held.
+func (s *Session) threshold() int {
+	if s.m.opts.Limits == nil {
+		return 0
+	}
+	return s.m.opts.Limits(s.model()).CompactAt
+}
+
+// estimateContext guesses the size of the latest thread as the next call
+// will send it.
+func (s *Session) estimateContext() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.doc.Threads[len(s.doc.Threads)-1]
+	n := estimateText(t.Summary) + estimateText(systemPrompt)
+	for _, m := range t.Messages {
+		n += estimateTokens(m)
+	}
+	return n
+}
+
+// carryBudget is how many tokens of recent messages a successor carries:
+// a quarter of the threshold, at most 20,000.
+func carryBudget(threshold int) int {
+	if threshold <= 0 {
+		return 20000
+	}
+	return min(threshold/4, 20000)
+}
+
+// recentContext picks the most recent messages that fit the budget (at
+// least the last one), then makes sure the first is not the outcome of a
+// tool call left behind: its call comes along, so no call is ever cut from
+// its outcome. A carried part may start with the agent's message; the
+// summary is sent before it as the person's.
+func recentContext(msgs []session.Message, budget int) []session.Message {
+	start, used := len(msgs), 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		cost := estimateTokens(msgs[i])
+		if start < len(msgs) && used+cost > budget {
+			break
+		}
+		used += cost
+		start = i
+	}
+	if start < len(msgs) && start > 0 && hasToolResults(msgs[start]) {
+		start--
+	}
+	return append([]session.Message(nil), msgs[start:]...)
+}
+
+func hasToolResults(m session.Message) bool {
+	for _, b := range m.Content {
+		if b.Type == session.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// imageTokens is what an image is assumed to cost, without reading it.
+const imageTokens = 1500
+
+func estimateTokens(m session.Message) int {
+	n := 4
+	for _, b := range m.Content {
+		switch b.Type {
+		case session.BlockImage:
+			n += imageTokens
+		default:
+			n += estimateText(b.Text) + (len(b.Input)+len(b.Content))/4
+		}
+	}
+	return n
+}
+
+// estimateText is the usual four characters a token.
+func estimateText(s string) int { return len(s) / 4 }
