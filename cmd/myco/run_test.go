@@ -97,6 +97,11 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("error is %d lines: %q", n+1, errOut)
 	}
 
+	out, _, code = c.run("sessions", "title", b, "Beta, renamed")
+	if doc, _ := c.store("default").Load(b); code != 0 || doc.Title != "Beta, renamed" {
+		t.Errorf("title without a server: %d %q %q", code, out, doc.Title)
+	}
+
 	_, _, code = c.run("sessions", "archive", a)
 	if _, err := os.Stat(filepath.Join(c.sessionDir("default"), "archived", a+".json")); code != 0 || err != nil {
 		t.Fatalf("archive: code %d, file %v", code, err)

@@ -95,6 +95,16 @@ func TestServeWritesServerInfoAndReusesIt(t *testing.T) {
 		t.Errorf("resume unknown: %v", err)
 	}
 
+	// Renaming from the CLI goes through the running server, which may hold
+	// the session's lock.
+	var out3 bytes.Buffer
+	if err := run(context.Background(), []string{"sessions", "title", id, "Renamed from a shell"}, getenv, &out3, &bytes.Buffer{}); err != nil {
+		t.Errorf("title: %v", err)
+	}
+	if doc, _ := c.store("default").Load(id); doc.Title != "Renamed from a shell" {
+		t.Errorf("title after rename: %q", doc.Title)
+	}
+
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v", err)

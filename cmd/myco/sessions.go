@@ -12,7 +12,7 @@ import (
 
 func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, archive, restore)\n\n%s", usage)
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, title, archive, restore)\n\n%s", usage)
 		return errUsage
 	}
 	fs := newFlagSet("myco sessions "+args[0], e.stderr)
@@ -34,6 +34,11 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 			return err
 		}
 		return showSession(e, profile, pos[0], *asJSON)
+	case "title":
+		if err := wantArgs(e, "sessions title", pos, 2); err != nil {
+			return err
+		}
+		return retitleSession(ctx, e, profile, pos[0], pos[1])
 	case "archive", "restore":
 		if err := wantArgs(e, "sessions "+args[0], pos, 1); err != nil {
 			return err

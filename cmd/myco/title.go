@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"myco/profiles"
+	"myco/session"
+)
+
+// retitleSession renames a session. While the profile's server runs, the
+// session may be open there (it then holds the writer lock), so the change
+// goes through its API and open tabs update at once; otherwise the
+// document is changed on disk.
+func retitleSession(ctx context.Context, e env, profile, prefix, title string) error {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return err
+	}
+	id, err := st.resolve(e, prefix)
+	if err != nil {
+		return err
+	}
+	title = strings.TrimSpace(title)
+	if info, ok := liveServer(st.profile); ok && answers(info) {
+		err = patchTitle(ctx, info, id, title)
+	} else {
+		_, err = st.sessions.Update(id, func(d *session.Document) error {
+			d.Title = title
+			d.UpdatedAt = time.Now().UTC()
+			return nil
+		})
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "renamed %s to %q\n", id, title)
+	return nil
+}
+
+func patchTitle(ctx context.Context, info profiles.ServerInfo, id, title string) error {
+	body, _ := json.Marshal(map[string]string{"title": title})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, info.URL+"/api/sessions/"+url.PathEscape(id), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("rename through the running myco (%s): %w", info.URL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		json.NewDecoder(resp.Body).Decode(&e)
+		return fmt.Errorf("the running myco refused: %s", e.Error)
+	}
+	return nil
+}
