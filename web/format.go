@@ -8,53 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"myco/session"
 )
-
-// resultText is the text of a tool result's content, which the API allows
-// to be a string or a list of blocks. Blocks other than text are named, not
-// shown: a result's images are not loaded to read its history.
-func resultText(content jsontext.Value) string {
-	switch content.Kind() {
-	case 0, 'n':
-		return ""
-	case '"':
-		var s string
-		if json.Unmarshal(content, &s) == nil {
-			return s
-		}
-	case '[':
-		var blocks []session.Block
-		if json.Unmarshal(content, &blocks) == nil {
-			return blocksText(blocks)
-		}
-	}
-	return string(content)
-}
-
-func blocksText(blocks []session.Block) string {
-	parts := make([]string, 0, len(blocks))
-	for _, b := range blocks {
-		switch b.Type {
-		case session.BlockText:
-			parts = append(parts, b.Text)
-		case session.BlockImage:
-			parts = append(parts, imageMarker(b))
-		default:
-			parts = append(parts, "["+b.Type+" block]")
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// imageMarker names an image the way compaction and history do.
-func imageMarker(b session.Block) string {
-	if b.SHA256 == "" {
-		return strings.TrimSpace("[image " + b.MediaType + "]")
-	}
-	return strings.TrimSpace("[image sha256:" + b.SHA256 + " " + b.MediaType + "]")
-}
 
 // indentJSON is a tool input as indented JSON; input that is not valid JSON
 // is shown as it is rather than hidden.

@@ -169,7 +169,7 @@ func newToolCallView(b session.Block) *ToolCallView {
 func newToolResultView(b session.Block) *ToolResultView {
 	return &ToolResultView{
 		ToolUseID: b.ToolUseID,
-		Output:    capOutput(resultText(b.Content)),
+		Output:    capOutput(b.ResultText()),
 		IsError:   b.IsError,
 		Duration:  time.Duration(b.DurationMS) * time.Millisecond,
 	}

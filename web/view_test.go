@@ -262,8 +262,8 @@ func TestToolResultText(t *testing.T) {
 	}{
 		{name: "string", content: `"a\nb"`, want: "a\nb"},
 		{name: "blocks", content: `[{"type":"text","text":"a"},{"type":"text","text":"b"}]`, want: "a\nb"},
-		{name: "image block", content: `[{"type":"image","media_type":"image/png"}]`, want: "[image image/png]"},
-		{name: "other block", content: `[{"type":"document"}]`, want: "[document block]"},
+		{name: "image block", content: `[{"type":"image","media_type":"image/png"}]`, want: "[image inline image/png]"},
+		{name: "other block", content: `[{"type":"document"}]`, want: "[document]"},
 		{name: "null", content: `null`, want: ""},
 		{name: "absent", content: ``, want: ""},
 		{name: "object shown raw", content: `{"a":1}`, want: `{"a":1}`},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -78,11 +77,7 @@ func (p *printer) block(b session.Block) {
 	case session.BlockText:
 		p.line("%s", b.Text)
 	case session.BlockImage:
-		if b.SHA256 != "" {
-			p.line("[image sha256:%s %s]", b.SHA256, b.MediaType)
-		} else {
-			p.line("[inline image %s, %d base64 bytes]", b.MediaType, len(b.Data))
-		}
+		p.line("%s", b.ImageMarker())
 	case session.BlockToolUse:
 		p.line("→ %s %s", b.Name, shorten(string(b.Input), 400))
 	case session.BlockToolResult:
@@ -90,34 +85,10 @@ func (p *printer) block(b session.Block) {
 		if b.IsError {
 			status = "error"
 		}
-		p.line("← %s (%d ms)\n%s", status, b.DurationMS, indent(shorten(resultText(b.Content), 2000), "  "))
+		p.line("← %s (%d ms)\n%s", status, b.DurationMS, indent(shorten(b.ResultText(), 2000), "  "))
 	default:
 		p.line("[%s block]", b.Type)
 	}
-}
-
-// resultText extracts the text of a tool result, which is a string or a
-// list of content blocks.
-func resultText(raw []byte) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type, Text string
-	}
-	if json.Unmarshal(raw, &blocks) == nil {
-		var parts []string
-		for _, b := range blocks {
-			if b.Text != "" {
-				parts = append(parts, b.Text)
-			} else {
-				parts = append(parts, "["+b.Type+"]")
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return string(raw)
 }
 
 func shorten(s string, max int) string {

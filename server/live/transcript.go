@@ -1,7 +1,6 @@
 package live
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -43,11 +42,7 @@ func writeBlock(b *strings.Builder, bl session.Block) {
 	case session.BlockText:
 		b.WriteString(bl.Text + "\n")
 	case session.BlockImage:
-		if bl.SHA256 != "" {
-			fmt.Fprintf(b, "[image sha256:%s %s]\n", bl.SHA256, bl.MediaType)
-		} else {
-			fmt.Fprintf(b, "[image inline %s]\n", bl.MediaType)
-		}
+		b.WriteString(bl.ImageMarker() + "\n")
 	case session.BlockToolUse:
 		fmt.Fprintf(b, "→ %s %s\n", bl.Name, string(bl.Input))
 	case session.BlockToolResult:
@@ -55,34 +50,6 @@ func writeBlock(b *strings.Builder, bl session.Block) {
 		if bl.IsError {
 			status = "error"
 		}
-		fmt.Fprintf(b, "← %s: %s\n", status, capText(resultText(bl.Content), maxResultInTranscript))
+		fmt.Fprintf(b, "← %s: %s\n", status, capText(bl.ResultText(), maxResultInTranscript))
 	}
-}
-
-// resultText is a tool result's text: a string, or the text blocks of a
-// list (images in it named, not read).
-func resultText(raw []byte) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type      string `json:"type"`
-		Text      string `json:"text"`
-		SHA256    string `json:"sha256"`
-		MediaType string `json:"media_type"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
-		return string(raw)
-	}
-	var parts []string
-	for _, bl := range blocks {
-		switch bl.Type {
-		case session.BlockText:
-			parts = append(parts, bl.Text)
-		case session.BlockImage:
-			parts = append(parts, fmt.Sprintf("[image sha256:%s %s]", bl.SHA256, bl.MediaType))
-		}
-	}
-	return strings.Join(parts, "\n")
 }

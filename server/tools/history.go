@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"myco/session"
@@ -200,7 +199,7 @@ func writeBlock(b *strings.Builder, blk session.Block) {
 	case session.BlockText:
 		b.WriteString(capText(blk.Text, textMax))
 	case session.BlockImage:
-		b.WriteString(imageRef(blk))
+		b.WriteString(blk.ImageMarker())
 	case session.BlockToolUse:
 		fmt.Fprintf(b, "[tool_use %s id=%s] %s", blk.Name, blk.ID, capText(compactJSON(blk.Input), blockMax))
 	case session.BlockToolResult:
@@ -208,7 +207,7 @@ func writeBlock(b *strings.Builder, blk session.Block) {
 		if blk.IsError {
 			status = " error"
 		}
-		fmt.Fprintf(b, "[tool_result id=%s%s]\n%s", blk.ToolUseID, status, capText(toolResultText(blk.Content), blockMax))
+		fmt.Fprintf(b, "[tool_result id=%s%s]\n%s", blk.ToolUseID, status, capText(blk.ResultText(), blockMax))
 	default:
 		fmt.Fprintf(b, "[%s block]", blk.Type)
 	}
@@ -225,48 +224,6 @@ func compactJSON(v jsontext.Value) string {
 		return string(v)
 	}
 	return string(c)
-}
-
-// imageRef names an image without its bytes.
-func imageRef(blk session.Block) string {
-	if blk.SHA256 != "" {
-		return fmt.Sprintf("[image sha256:%s %s]", blk.SHA256, blk.MediaType)
-	}
-	return fmt.Sprintf("[image inline %s]", blk.MediaType)
-}
-
-// toolResultText renders a tool_result's content: a string as it is, a
-// list of blocks as text and image references.
-func toolResultText(content []byte) string {
-	if len(content) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return s
-	}
-	// Only the fields shown are decoded; an inline image's data is skipped.
-	var blocks []struct {
-		Type      string `json:"type"`
-		Text      string `json:"text"`
-		SHA256    string `json:"sha256"`
-		MediaType string `json:"media_type"`
-	}
-	if json.Unmarshal(content, &blocks) != nil {
-		return string(content)
-	}
-	parts := make([]string, 0, len(blocks))
-	for _, e := range blocks {
-		switch e.Type {
-		case session.BlockText:
-			parts = append(parts, e.Text)
-		case session.BlockImage:
-			parts = append(parts, imageRef(session.Block{SHA256: e.SHA256, MediaType: e.MediaType}))
-		default:
-			parts = append(parts, "["+e.Type+" block]")
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // capText keeps the head of s, up to n bytes, on a rune boundary.

@@ -1,0 +1,32 @@
+package session_test
+
+import (
+	"testing"
+
+	"myco/session"
+)
+
+func TestResultText(t *testing.T) {
+	sha := "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{"absent", ``, ``},
+		{"null", `null`, ``},
+		{"string", `"total 0\nREADME.md"`, "total 0\nREADME.md"},
+		{"blocks", `[{"type":"text","text":"see"},{"type":"image","sha256":"` + sha + `","media_type":"image/png"}]`, "see\n[image sha256:" + sha + " image/png]"},
+		{"inline image data is not read", `[{"type":"image","media_type":"image/gif","data":"R0lGOD"}]`, "[image inline image/gif]"},
+		{"other block", `[{"type":"document"}]`, "[document]"},
+		{"odd shape", `{"x":1}`, `{"x":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := session.Block{Type: session.BlockToolResult, Content: []byte(tt.content)}
+			if got := b.ResultText(); got != tt.want {
+				t.Errorf("ResultText() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
