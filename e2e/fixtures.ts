@@ -138,6 +138,7 @@ export interface SessionDoc {
   id?: string;
   title?: string;
   model?: string;
+  cwd?: string; // the session's folder: the agent's shell and file tools start there (default /tmp)
   updated_at?: string;
   links?: { url: string; title?: string }[];
   scratchpad?: string;
@@ -171,7 +172,7 @@ function fullDoc(d: SessionDoc) {
     id: d.id ?? newID(),
     title: d.title ?? '',
     model: d.model ?? 'anthropic/claude-sonnet-4-5',
-    cwd: '/tmp',
+    cwd: d.cwd ?? '/tmp',
     created_at: now,
     updated_at: now,
     archived: d.archived ?? false,

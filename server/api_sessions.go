@@ -108,6 +108,9 @@ func (s *Server) patchSession(c echo.Context) error {
 		}
 		applyPatch(d, req)
 		d.UpdatedAt = s.opts.Now().UTC()
+		// Told before the file changes, so the watcher never sees the new
+		// title as news and tells the tabs twice.
+		s.told.setTitle(d.ID, d.Title)
 		return nil
 	}
 	var doc *session.Document
@@ -123,7 +126,6 @@ func (s *Server) patchSession(c echo.Context) error {
 		return err
 	}
 	if req.Title != nil {
-		s.told.setTitle(doc.ID, doc.Title)
 		s.events.Publish(doc.ID, Event{Name: "title", Data: map[string]string{"title": doc.Title}})
 	}
 	return c.JSON(http.StatusOK, doc.Summarize())

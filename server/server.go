@@ -34,8 +34,11 @@ type Options struct {
 	// Models gives model clients; Settings the profile's settings.
 	Models   live.Models
 	Settings profiles.Settings
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// ProfileDir is the profile's folder, which the agent's file tools
+	// never read or change.
+	ProfileDir string
+	Logger     *slog.Logger
+	Now        func() time.Time
 	// WatchInterval is how often open sessions' files are checked for
 	// changes made by other processes (the CLI, an editor); 0 means 2s.
 	WatchInterval time.Duration
@@ -85,8 +88,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
 		OwnerURL: s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
-		AllowBash:  opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
-		AllowEdit:  opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
+		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
+		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
+		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,
 		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
 		RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {

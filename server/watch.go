@@ -60,6 +60,9 @@ func (s *Server) watch(ctx context.Context) {
 }
 
 func (s *Server) checkChanged(id string) {
+	if _, live := s.live.Get(id); live {
+		return // it holds the writer lock: every change comes through it
+	}
 	last, ok := s.told.get(id)
 	if !ok {
 		return // no tab has had a snapshot yet

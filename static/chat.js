@@ -589,18 +589,63 @@ function removeApproval(id) {
   approvalEl(id)?.remove();
 }
 
-// diffView shows a unified diff with its added and removed lines marked.
+// diffFold is how many lines of a diff show before "Show all" (web.DiffFold).
+const diffFold = 40;
+
+// diffKind is a diff line's class, as web.NewDiffView decides it: the file
+// header is what comes before the first hunk, so a removed line that began
+// with "--" is still a removed line.
+function diffKind(line, inHunks) {
+  if (line.startsWith('@@')) return 'hunk';
+  if (!inHunks) return 'file';
+  if (line.startsWith('+')) return 'add';
+  if (line.startsWith('-')) return 'del';
+  if (line.startsWith('\\')) return 'note';
+  return 'context';
+}
+
+// diffView draws a unified diff as web/diff.templ does: each line marked,
+// a long diff folded after diffFold lines behind a "Show all" button.
 function diffView(diff) {
+  const box = el('div', 'diff-box');
+  box.setAttribute('data-testid', 'diff');
   const pre = el('pre', 'diff');
-  for (const line of diff.split('\n')) {
-    let kind = '';
-    if (line.startsWith('+++') || line.startsWith('---')) kind = 'file';
-    else if (line.startsWith('@@')) kind = 'hunk';
-    else if (line.startsWith('+')) kind = 'add';
-    else if (line.startsWith('-')) kind = 'del';
-    pre.append(el('span', kind ? `line ${kind}` : 'line', `${line}\n`));
+  const lines = diff.replace(/\n$/, '').split('\n');
+  let inHunks = false;
+  let rest = null;
+  lines.forEach((line, i) => {
+    const kind = diffKind(line, inHunks);
+    if (kind === 'hunk') inHunks = true;
+    if (i === diffFold) {
+      rest = el('span', 'diff-rest');
+      rest.dataset.diffRest = '';
+      rest.hidden = true;
+      pre.append(rest);
+    }
+    (rest || pre).append(el('span', `line ${kind}`, `${line}\n`));
+  });
+  box.append(pre);
+  if (rest) {
+    const label = `Show all ${lines.length} lines (${lines.length - diffFold} more)`;
+    const b = button(label, 'diff-toggle');
+    b.dataset.action = 'diff-toggle';
+    b.dataset.showAll = label;
+    b.setAttribute('data-testid', 'diff-toggle');
+    b.setAttribute('aria-expanded', 'false');
+    box.append(b);
   }
-  return pre;
+  return box;
+}
+
+// toggleDiff folds and unfolds a long diff, on the page or in an approval.
+function toggleDiff(e) {
+  const b = e.target.closest('[data-action="diff-toggle"]');
+  const rest = b?.closest('[data-testid="diff"]')?.querySelector('[data-diff-rest]');
+  if (!rest) return;
+  rest.hidden = !rest.hidden;
+  b.setAttribute('aria-expanded', String(!rest.hidden));
+  b.textContent = rest.hidden ? b.dataset.showAll : 'Show fewer lines';
+  if (rest.hidden) b.closest('[data-testid="diff"]').scrollIntoView({ block: 'nearest' });
 }
 
 const decisions = [
@@ -628,8 +673,10 @@ function approvalCard(a) {
     card.append(el('pre', 'approval-command', inputText(a.input)));
   }
   const actions = el('div', 'approval-actions');
+  const edits = typeof a.diff === 'string' && a.diff !== '';
   for (const [decision, label, kind] of decisions) {
-    const b = button(label, kind);
+    // "For this session" of one file tool allows both (live/files.go).
+    const b = button(edits && decision === 'session' ? 'Allow file changes for this session' : label, kind);
     b.dataset.decision = decision;
     b.addEventListener('click', () => decide(card, decision));
     actions.append(b);
@@ -1540,6 +1587,7 @@ function initComposer(root) {
 // the page's stream.
 export function initChat() {
   if (body.dataset.page !== 'session') return;
+  document.addEventListener('click', toggleDiff);
   setRunning(false);
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);

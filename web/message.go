@@ -55,6 +55,7 @@ type ToolResultView struct {
 	Output    string
 	IsError   bool
 	Duration  time.Duration // zero when not recorded
+	Diff      *DiffView     // the change a file tool made or proposed
 }
 
 // NewMessageView returns the view of m on its own: tool results are shown
@@ -172,6 +173,7 @@ func newToolResultView(b session.Block) *ToolResultView {
 		Output:    capOutput(b.ResultText()),
 		IsError:   b.IsError,
 		Duration:  time.Duration(b.DurationMS) * time.Millisecond,
+		Diff:      NewDiffView(resultDiff(b)),
 	}
 }
 

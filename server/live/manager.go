@@ -44,6 +44,11 @@ type Options struct {
 	DefaultCwd string
 	// AllowBash and AllowEdit skip the approval prompt (settings "allow").
 	AllowBash, AllowEdit bool
+	// DeniedPaths are the settings' denied_paths, which the file tools
+	// refuse ("~/" is the home folder); ProfileDir, refused too, is the
+	// profile's own folder.
+	DeniedPaths []string
+	ProfileDir  string
 	// DefaultModel is used by sessions that name no model.
 	DefaultModel string
 	// Limits gives a model's context window and automatic compaction

@@ -67,6 +67,9 @@ type Session struct {
 	// when set, says why automatic compaction is off for this live session.
 	contextUsed int
 	autoOff     string
+	// stamps are the file tools' read stamps: kept through compaction,
+	// gone with this live session (files.go).
+	stamps tools.Stamps
 }
 
 type partial struct {

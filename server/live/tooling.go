@@ -22,6 +22,9 @@ func toolDefs() []llm.Tool {
 		{Name: "bash", Description: "Run a command in your persistent shell (bash). cd and export carry over. Output is capped (head and tail kept). Give timeout_s for long commands.", InputSchema: tools.BashSchema},
 		{Name: "session_meta", Description: "Set the session's title, add or remove links, read or write your scratchpad, or query across all sessions of this profile (message excerpts, scratchpads, old transcripts).", InputSchema: tools.MetaSchema},
 		{Name: "session_history", Description: "Inspect this session's threads: list them, get stats, or expand an older thread's messages by range. Images appear as [image sha256:… type].", InputSchema: tools.HistorySchema},
+		{Name: "read_file", Description: tools.ReadFileDescription, InputSchema: tools.ReadFileSchema},
+		{Name: "write_file", Description: tools.WriteFileDescription, InputSchema: tools.WriteFileSchema},
+		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},
 	}
 }
 
@@ -30,6 +33,9 @@ type toolOutcome struct {
 	output  string
 	isError bool
 	took    time.Duration
+	// record, when set, adds to the stored result what output cannot
+	// carry: an image read, a file change's diff (files.go).
+	record func(*session.Block)
 }
 
 // runTools runs a round's tool calls in order and records their outcomes
@@ -47,10 +53,14 @@ func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 			s.publish("tool.end", map[string]any{"tool_use_id": use.ID, "is_error": out.isError, "output": capText(out.output, maxEventOutput)})
 		}
 		content, _ := json.Marshal(out.output)
-		results = append(results, session.Block{
+		result := session.Block{
 			Type: session.BlockToolResult, ToolUseID: use.ID, IsError: out.isError,
 			Content: content, DurationMS: out.took.Milliseconds(),
-		})
+		}
+		if out.record != nil {
+			out.record(&result)
+		}
+		results = append(results, result)
 	}
 	m := session.Message{ID: newID(), Role: "user", At: s.m.opts.Now().UTC(), Content: results}
 	if err := s.appendMessage(m); err != nil {
@@ -69,6 +79,12 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runMeta(use)
 	case "session_history":
 		out = s.runHistory(use)
+	case "read_file":
+		out = s.runReadFile(use)
+	case "write_file":
+		out = s.runWriteFile(ctx, use)
+	case "edit_file":
+		out = s.runEditFile(ctx, use)
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
@@ -148,23 +164,33 @@ func (s *Session) approve(ctx context.Context, use session.Block, kind string, a
 	if allowed {
 		return true, toolOutcome{}
 	}
-	a := &approval{ToolUseID: use.ID, Name: use.Name, Input: rawJSON(use.Input), decided: make(chan string, 1)}
+	a := &approval{ToolUseID: use.ID, Name: use.Name, Input: rawJSON(use.Input)}
+	return s.askApproval(ctx, a,
+		"The person denied this "+kind+" call. Do not retry it; ask them what they want instead.",
+		"Not run: the person stopped the turn.")
+}
+
+// askApproval shows a pending approval in every tab and waits for the
+// person's decision or a stop; denied and stopped are what the agent is
+// told in those cases.
+func (s *Session) askApproval(ctx context.Context, a *approval, denied, stopped string) (bool, toolOutcome) {
+	a.decided = make(chan string, 1)
 	s.mu.Lock()
-	s.approvals[use.ID] = a
+	s.approvals[a.ToolUseID] = a
 	s.mu.Unlock()
-	s.setStatus(StatusApproval, use.Name)
+	s.setStatus(StatusApproval, a.Name)
 	s.publish("tool.approval", a)
 	select {
 	case d, ok := <-a.decided:
 		if ok && d != DecisionDeny {
 			return true, toolOutcome{}
 		}
-		return false, toolOutcome{output: "The person denied this " + kind + " call. Do not retry it; ask them what they want instead.", isError: true}
+		return false, toolOutcome{output: denied, isError: true}
 	case <-ctx.Done():
 		s.mu.Lock()
-		delete(s.approvals, use.ID)
+		delete(s.approvals, a.ToolUseID)
 		s.mu.Unlock()
-		return false, toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
+		return false, toolOutcome{output: stopped, isError: true}
 	}
 }
 
