@@ -63,7 +63,7 @@ func getPage(b *testing.B, ts *testServer, path string) {
 // writeSessions writes n small documents with distinct titles and times,
 // old enough to be cached by the listing.
 func writeSessions(b *testing.B, dir string, n int) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "archived"), 0o700); err != nil {
 		b.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
@@ -78,4 +78,5 @@ func writeSessions(b *testing.B, dir string, n int) {
 		}
 		os.Chtimes(path, old, old)
 	}
+	os.Chtimes(dir, old, old)
 }

@@ -67,10 +67,17 @@ func writeListFixture(b *testing.B, dir string, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600); err != nil {
+		path := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
 			b.Fatal(err)
 		}
+		// Files (and folders) written in the last moments are never cached;
+		// a real profile's documents are older.
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(path, old, old)
 	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
 }
 
 func BenchmarkList(b *testing.B) {

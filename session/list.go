@@ -18,6 +18,14 @@ import (
 type listCache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry
+	folders map[string]folderEntry
+}
+
+// folderEntry is the last scan of a folder, valid while the folder's own
+// stat is unchanged.
+type folderEntry struct {
+	info fs.FileInfo
+	sums []Summary
 }
 
 type cacheEntry struct {
@@ -25,7 +33,32 @@ type cacheEntry struct {
 	sum  Summary
 }
 
-func newListCache() *listCache { return &listCache{entries: map[string]cacheEntry{}} }
+func newListCache() *listCache {
+	return &listCache{entries: map[string]cacheEntry{}, folders: map[string]folderEntry{}}
+}
+
+// folder returns a copy of the last scan of dir if dir is unchanged since.
+func (c *listCache) folder(dir string, info fs.FileInfo) ([]Summary, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.folders[dir]
+	if !ok || !sameFile(f.info, info) {
+		return nil, false
+	}
+	return slices.Clone(f.sums), true
+}
+
+// putFolder keeps a scan of dir, taken after info was read: a change made
+// during the scan changes the folder's stat, so the scan is not reused.
+// Like files, a folder changed within the last moments is not kept.
+func (c *listCache) putFolder(dir string, info fs.FileInfo, sums []Summary) {
+	if time.Since(info.ModTime()) < recentWindow {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.folders[dir] = folderEntry{info: info, sums: slices.Clone(sums)}
+}
 
 func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
 	c.mu.Lock()
@@ -78,7 +111,7 @@ func (s *Store) List(opts ListOptions) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Summary
+	out := make([]Summary, 0, len(active))
 	if opts.Archived {
 		archived, err := s.scanDir(s.archivedDir)
 		if err != nil {
@@ -104,9 +137,27 @@ func sortNewestFirst(sums []Summary) {
 	})
 }
 
-// scanDir summarises every document in dir, from the cache where the file
-// is unchanged, reading the rest in parallel.
+// scanDir summarises every document in dir. When the folder itself has not
+// changed since the last scan (every save renames a new file into place,
+// which changes the folder), the last result stands; otherwise each file
+// comes from the cache where it is unchanged and the rest are read in
+// parallel.
 func (s *Store) scanDir(dir string) ([]Summary, error) {
+	dirInfo, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	if sums, ok := s.cache.folder(dir, dirInfo); ok {
+		return sums, nil
+	}
+	sums, err := s.scanFiles(dir)
+	if err == nil {
+		s.cache.putFolder(dir, dirInfo, sums)
+	}
+	return sums, err
+}
+
+func (s *Store) scanFiles(dir string) ([]Summary, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"time"
 
@@ -63,13 +62,19 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir is the folder of active sessions.
 func (s *Store) Dir() string { return s.dir }
 
-var idPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`)
-
 // ValidateID refuses anything that could not be a session ID, so that an ID
-// taken from a URL or a command line can never name a path elsewhere.
+// taken from a URL or a command line can never name a path elsewhere: 1 to
+// 128 ASCII letters, digits, '-' or '_', starting with a letter or digit.
+// (A loop, not a regexp: listing calls it for every file of the folder.)
 func ValidateID(id string) error {
-	if !idPattern.MatchString(id) {
+	if len(id) == 0 || len(id) > 128 || id[0] == '-' || id[0] == '_' {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_') {
+			return fmt.Errorf("%w: %q", ErrInvalidID, id)
+		}
 	}
 	return nil
 }
