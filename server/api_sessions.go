@@ -212,3 +212,20 @@ func decodeJSON(c echo.Context, v any) error {
 	}
 	return nil
 }
+
+// search finds text across the profile: messages, scratchpads, titles and
+// historical transcripts, newest sessions first.
+func (s *Server) search(c echo.Context) error {
+	q := strings.TrimSpace(c.QueryParam("q"))
+	if q == "" {
+		return fmt.Errorf("%w: give a query: ?q=words", errBadInput)
+	}
+	hits, err := s.opts.Sessions.Search(q, session.DefaultSearchLimit)
+	if err != nil {
+		return err
+	}
+	if hits == nil {
+		hits = []session.Hit{}
+	}
+	return c.JSON(http.StatusOK, hits)
+}

@@ -43,6 +43,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/approvals/:tool", s.approve)
 	api.GET("/models", s.listModels)
 	api.POST("/images", s.uploadImage)
+	api.GET("/search", s.search)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no such page")

@@ -495,3 +495,23 @@ func numeric(s string) int64 {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+func TestSearchAPI(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("Parser work")
+	if _, err := ts.sessions.Update(s.ID, func(d *session.Document) error {
+		d.Scratchpad = "remember the flaky parser test"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ts.create("Other")
+	hits := decode[[]session.Hit](t, ts.do("GET", "/api/search?q=flaky+parser", nil))
+	if len(hits) != 1 || hits[0].Session != s.ID || hits[0].Kind != session.HitScratchpad {
+		t.Errorf("hits %+v", hits)
+	}
+	if hits := decode[[]session.Hit](t, ts.do("GET", "/api/search?q=nowhere", nil)); len(hits) != 0 {
+		t.Errorf("hits for nothing: %+v", hits)
+	}
+	wantStatus(t, ts.do("GET", "/api/search?q=", nil), 400)
+}

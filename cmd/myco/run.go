@@ -44,6 +44,7 @@ Usage:
   myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
   myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
   myco sessions show ID [--json]                        print a session (or its document as JSON)
+  myco sessions search WORDS [--json]                   find words in messages, scratchpads and old transcripts
   myco sessions title ID TITLE                          rename a session (open tabs update live)
   myco sessions archive ID                              move a session into the archive
   myco sessions restore ID                              bring an archived session back

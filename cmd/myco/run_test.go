@@ -102,6 +102,15 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("title without a server: %d %q %q", code, out, doc.Title)
 	}
 
+	out, _, code = c.run("sessions", "search", "renamed")
+	if code != 0 || !strings.Contains(out, b) || !strings.Contains(out, "title") {
+		t.Errorf("search: %d %q", code, out)
+	}
+	_, errOut, code = c.run("sessions", "search", "zebra")
+	if code != 1 || !strings.Contains(errOut, `nothing matches "zebra"`) {
+		t.Errorf("search without hits: %d %q", code, errOut)
+	}
+
 	_, _, code = c.run("sessions", "archive", a)
 	if _, err := os.Stat(filepath.Join(c.sessionDir("default"), "archived", a+".json")); code != 0 || err != nil {
 		t.Fatalf("archive: code %d, file %v", code, err)

@@ -12,7 +12,7 @@ import (
 
 func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, title, archive, restore)\n\n%s", usage)
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore)\n\n%s", usage)
 		return errUsage
 	}
 	fs := newFlagSet("myco sessions "+args[0], e.stderr)
@@ -34,6 +34,11 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 			return err
 		}
 		return showSession(e, profile, pos[0], *asJSON)
+	case "search":
+		if err := wantArgs(e, "sessions search", pos, 1); err != nil {
+			return err
+		}
+		return searchSessions(e, profile, pos[0], *asJSON)
 	case "title":
 		if err := wantArgs(e, "sessions title", pos, 2); err != nil {
 			return err
@@ -138,4 +143,30 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func searchSessions(e env, profile, query string, asJSON bool) error {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return err
+	}
+	hits, err := st.sessions.Search(query, session.DefaultSearchLimit)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if hits == nil {
+			hits = []session.Hit{}
+		}
+		return writeJSON(e, hits)
+	}
+	if len(hits) == 0 {
+		return fmt.Errorf("nothing matches %q", query)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tWHERE\tTITLE\tEXCERPT")
+	for _, h := range hits {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Session, h.Kind, orDash(h.Title), h.Excerpt)
+	}
+	return tw.Flush()
 }
