@@ -113,22 +113,35 @@ func (s *Server) patchSession(c echo.Context) error {
 		s.told.setTitle(d.ID, d.Title)
 		return nil
 	}
-	var doc *session.Document
-	var err error
-	// A live session's document changes through it, so its copy in memory
-	// and the file never disagree.
-	if ls, ok := s.live.Get(c.Param("id")); ok {
-		doc, err = ls.Update(change)
-	} else {
-		doc, err = s.opts.Sessions.Update(c.Param("id"), change)
-	}
+	sum, err := s.updateSession(c.Param("id"), change)
 	if err != nil {
 		return err
 	}
 	if req.Title != nil {
-		s.events.Publish(doc.ID, Event{Name: "title", Data: map[string]string{"title": doc.Title}})
+		s.events.Publish(sum.ID, Event{Name: "title", Data: map[string]string{"title": sum.Title}})
 	}
-	return c.JSON(http.StatusOK, doc.Summarize())
+	return c.JSON(http.StatusOK, sum)
+}
+
+// updateSession changes a session's document through its live session when
+// this process has one (it holds the writer lock, and its copy in memory
+// must not disagree with the file), else through the store. A live session
+// opened between the two looks makes the store refuse; then the change goes
+// through the live one.
+func (s *Server) updateSession(id string, change func(*session.Document) error) (session.Summary, error) {
+	for range 2 {
+		if ls, ok := s.live.Get(id); ok {
+			return ls.Update(change)
+		}
+		doc, err := s.opts.Sessions.Update(id, change)
+		if err == nil {
+			return doc.Summarize(), nil
+		}
+		if _, ok := s.live.Get(id); !ok || !errors.Is(err, session.ErrLocked) {
+			return session.Summary{}, err
+		}
+	}
+	return session.Summary{}, fmt.Errorf("update session %s: %w", id, session.ErrLocked)
 }
 
 func applyPatch(d *session.Document, req patchRequest) {
@@ -158,11 +171,12 @@ func checkLinks(links []session.Link) error {
 	return nil
 }
 
+// archiveSession closes the session here first if it is live (a running
+// turn stops; its lock goes), and no page can open it again until the
+// archive is done.
 func (s *Server) archiveSession(c echo.Context) error {
 	id := c.Param("id")
-	// A session open here lets its lock go first (a running turn stops).
-	s.live.Release(id)
-	if err := s.opts.Sessions.Archive(id); err != nil {
+	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Archive(id) }); err != nil {
 		return err
 	}
 	return s.answerHeader(c, id)
@@ -170,7 +184,7 @@ func (s *Server) archiveSession(c echo.Context) error {
 
 func (s *Server) restoreSession(c echo.Context) error {
 	id := c.Param("id")
-	if err := s.opts.Sessions.Restore(id); err != nil {
+	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Restore(id) }); err != nil {
 		return err
 	}
 	return s.answerHeader(c, id)

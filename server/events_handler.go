@@ -57,13 +57,14 @@ func (s *Server) snapshot(id string) (any, error) {
 	return snap, nil
 }
 
+// summary reads only the header: a snapshot needs no messages.
 func (s *Server) summary(id string) (session.Summary, bool, error) {
-	doc, err := s.opts.Sessions.Load(id)
+	sum, err := s.opts.Sessions.Header(id)
 	if err != nil {
 		return session.Summary{}, false, err
 	}
 	archived, err := s.opts.Sessions.IsArchived(id)
-	return doc.Summarize(), archived, err
+	return sum, archived, err
 }
 
 // lockedElsewhere reports the owner when another process holds the

@@ -56,20 +56,54 @@ func (s *Store) Lock(id string, owner Owner) (*Lock, error) {
 	if !ok {
 		return nil, &LockedError{ID: id, Owner: readOwner(path)}
 	}
-	if owner.Since.IsZero() {
-		owner.Since = s.now()
+	// A zero owner is a probe: it leaves the hint file alone.
+	hinted := owner.PID != 0
+	if hinted {
+		if owner.Since.IsZero() {
+			owner.Since = s.now()
+		}
+		if err := writeOwner(path, owner); err != nil {
+			fl.Unlock()
+			return nil, fmt.Errorf("lock session %s: write owner hint: %w", id, err)
+		}
 	}
-	if err := writeOwner(path, owner); err != nil {
-		fl.Unlock()
-		return nil, fmt.Errorf("lock session %s: write owner hint: %w", id, err)
-	}
-	s.locks[id] = heldLock{fl: fl, owner: owner}
+	s.locks[id] = heldLock{fl: fl, owner: owner, hinted: hinted}
 	return &Lock{store: s, id: id, fl: fl}, nil
 }
 
 type heldLock struct {
-	fl    *flock.Flock
-	owner Owner
+	fl     *flock.Flock
+	owner  Owner
+	hinted bool
+}
+
+// ErrLockReleased means a save was made through a lock that has been let go.
+var ErrLockReleased = errors.New("writer lock already released")
+
+// Save writes doc like Store.Save, through this held lock: the way the
+// holder of a session writes it. A lock that has been released refuses,
+// so a writer that outlived its lock cannot overwrite a newer document.
+func (l *Lock) Save(doc *Document) error {
+	if doc.ID != l.id {
+		return fmt.Errorf("save session %s through the lock of %s: %w", doc.ID, l.id, ErrInvalidID)
+	}
+	s := l.store
+	mu := s.docMu(l.id)
+	mu.Lock()
+	defer mu.Unlock()
+	if !l.Held() {
+		return fmt.Errorf("save session %s: %w", l.id, ErrLockReleased)
+	}
+	return s.saveWhereItIs(doc)
+}
+
+// Held reports whether the lock is still held.
+func (l *Lock) Held() bool {
+	s := l.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held, ok := s.locks[l.id]
+	return ok && held.fl == l.fl
 }
 
 // Unlock clears the owner hint and releases the lock. It is safe to call
@@ -83,8 +117,10 @@ func (l *Lock) Unlock() error {
 		return nil
 	}
 	delete(s.locks, l.id)
-	// Best effort: a stale hint is harmless, the kernel decides who holds.
-	os.Truncate(s.lockPath(l.id), 0)
+	if held.hinted {
+		// Best effort: a stale hint is harmless, the kernel decides who holds.
+		os.Truncate(s.lockPath(l.id), 0)
+	}
 	if err := l.fl.Close(); err != nil {
 		return fmt.Errorf("unlock session %s: %w", l.id, err)
 	}
@@ -102,7 +138,7 @@ func (s *Store) Owner(id string) (owner Owner, ok bool, err error) {
 	mu := s.docMu(id)
 	mu.Lock()
 	defer mu.Unlock()
-	l, err := s.Lock(id, Owner{PID: os.Getpid()})
+	l, err := s.Lock(id, Owner{})
 	if err == nil {
 		return Owner{}, false, l.Unlock()
 	}
@@ -121,10 +157,10 @@ func (s *Store) Holds(id string) bool {
 	return ok
 }
 
-// withLock runs fn holding session id's writer lock (the one this store
-// already holds, or a lock taken for the call) and the document's mutex.
-// The mutex comes first: otherwise a lock taken for another call would pass
-// for one this store holds, and fn would run on after that call released it.
+// withLock runs fn holding the document's mutex and a writer lock taken for
+// the call. A session whose lock is held, by another process or by a Lock
+// of this store (a live session), is refused with *LockedError: its holder
+// writes it, through Lock.Save, and nobody else.
 func (s *Store) withLock(id string, fn func() error) error {
 	if err := ValidateID(id); err != nil {
 		return err
@@ -132,9 +168,6 @@ func (s *Store) withLock(id string, fn func() error) error {
 	mu := s.docMu(id)
 	mu.Lock()
 	defer mu.Unlock()
-	if s.Holds(id) {
-		return fn()
-	}
 	l, err := s.Lock(id, Owner{PID: os.Getpid()})
 	if err != nil {
 		return err

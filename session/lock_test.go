@@ -72,16 +72,25 @@ func TestLockSecondStore(t *testing.T) {
 	if err := other.Save(newDoc(lockID, t0, 1, 0)); !errors.Is(err, session.ErrLocked) {
 		t.Errorf("Save from the second store = %v, want ErrLocked", err)
 	}
-	// The holder itself saves through its lock.
-	if err := s.Save(newDoc(lockID, t0, 1, 0)); err != nil {
-		t.Errorf("Save by the holder: %v", err)
+	// The holder itself saves through its lock, and only through it: a
+	// Save or Update of the same store that does not hold the Lock is
+	// refused, as it would be from another process.
+	if err := l.Save(newDoc(lockID, t0, 1, 0)); err != nil {
+		t.Errorf("Save through the held lock: %v", err)
 	}
-	if _, err := s.Update(lockID, func(*session.Document) error { return nil }); err != nil {
-		t.Errorf("Update by the holder: %v", err)
+	if err := s.Save(newDoc(lockID, t0, 1, 0)); !errors.Is(err, session.ErrLocked) {
+		t.Errorf("Save by the store beside its held lock = %v, want ErrLocked", err)
+	}
+	if _, err := s.Update(lockID, func(*session.Document) error { return nil }); !errors.Is(err, session.ErrLocked) {
+		t.Errorf("Update by the store beside its held lock = %v, want ErrLocked", err)
 	}
 
 	if err := l.Unlock(); err != nil {
 		t.Fatal(err)
+	}
+	// A lock that was let go cannot write any more.
+	if err := l.Save(newDoc(lockID, t0, 2, 0)); !errors.Is(err, session.ErrLockReleased) {
+		t.Errorf("Save through a released lock = %v, want ErrLockReleased", err)
 	}
 	if err := l.Unlock(); err != nil {
 		t.Errorf("second Unlock: %v", err)

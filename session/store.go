@@ -171,22 +171,28 @@ func (s *Store) loadFrom(dir, id string) (*Document, error) {
 }
 
 // Save writes doc where it lives (a new document goes to the active folder),
-// atomically and durably, holding the session's writer lock: the one this
-// store holds, or one taken for the call. It refuses to replace a file that
-// changed since this store last saw it and is now damaged.
+// atomically and durably, under a writer lock taken for the call: a
+// session whose lock is held (by another process, or by a Lock of this
+// store, whose holder saves with Lock.Save) is refused with *LockedError.
+// It refuses to replace a file that changed since this store last saw it
+// and is now damaged.
 func (s *Store) Save(doc *Document) error {
 	if err := ValidateID(doc.ID); err != nil {
 		return err
 	}
-	return s.withLock(doc.ID, func() error {
-		dir, _, err := s.locate(doc.ID)
-		if errors.Is(err, ErrNotFound) {
-			dir = s.dir
-		} else if err != nil {
-			return err
-		}
-		return s.saveTo(dir, doc)
-	})
+	return s.withLock(doc.ID, func() error { return s.saveWhereItIs(doc) })
+}
+
+// saveWhereItIs saves doc in the folder it lives in (a new document in
+// the active folder); the caller holds the lock and the document's mutex.
+func (s *Store) saveWhereItIs(doc *Document) error {
+	dir, _, err := s.locate(doc.ID)
+	if errors.Is(err, ErrNotFound) {
+		dir = s.dir
+	} else if err != nil {
+		return err
+	}
+	return s.saveTo(dir, doc)
 }
 
 // Update loads session id, applies fn and saves the result, all under the

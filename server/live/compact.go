@@ -39,28 +39,40 @@ var (
 // the turn slot, so a message sent meanwhile is refused or queued, and
 // /stop cancels it. Success turns automatic compaction back on.
 func (s *Session) Compact() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
 	s.mu.Lock()
-	if s.turn != "" {
+	switch {
+	case s.closed || s.closing:
+		s.mu.Unlock()
+		return ErrSessionClosed
+	case s.turn != "":
 		s.mu.Unlock()
 		return ErrTurnRunning
 	}
-	done := make(chan struct{})
-	s.turn, s.cancel, s.done = "compact", cancel, done
+	slot := s.claimLocked()
 	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(slot.ctx, 10*time.Minute)
 	err := s.compact(ctx, ReasonManual)
+	cancel()
 	s.mu.Lock()
-	s.turn, s.cancel, s.done = "", nil, nil
+	s.turn, s.cancel = "", nil
 	if err == nil {
 		s.autoOff = ""
 	}
-	next := s.popQueued()
+	var next *Queued
+	var nextSlot turnSlot
+	if !s.closing {
+		if next = s.popQueued(); next != nil {
+			nextSlot = s.claimLocked()
+		}
+	}
 	s.mu.Unlock()
-	close(done)
+	slot.cancel()
+	close(slot.done)
 	s.publishContext()
 	s.setStatus(StatusIdle, "")
-	s.startQueued(next)
+	if next != nil {
+		s.startQueued(nextSlot, next)
+	}
 	return err
 }
 
@@ -114,7 +126,7 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 	thread.Messages = append([]session.Message(nil), thread.Messages...)
 	next, err := s.successor(ctx, model, idx, thread, budget)
 	if err == nil {
-		err = s.appendThread(idx, next)
+		err = s.appendThread(idx, len(thread.Messages), next)
 	}
 	if err != nil {
 		s.publish("compaction.end", map[string]any{"thread": idx, "ok": false, "error": err.Error()})
@@ -145,10 +157,10 @@ func (s *Session) successor(ctx context.Context, model string, idx int, t sessio
 }
 
 // appendThread saves the document with the successor added, provided the
-// latest thread is still the one summarised.
-func (s *Session) appendThread(idx int, next session.Thread) error {
+// latest thread is still the one summarised, with the messages summarised.
+func (s *Session) appendThread(idx, summarised int, next session.Thread) error {
 	_, err := s.Update(func(d *session.Document) error {
-		if len(d.Threads)-1 != idx {
+		if len(d.Threads)-1 != idx || len(d.Threads[idx].Messages) != summarised {
 			return ErrThreadChanged
 		}
 		d.Threads = append(d.Threads, next)

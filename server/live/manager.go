@@ -82,6 +82,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	busy     map[string]bool // sessions an Exclusive operation is moving
 	closed   bool
 }
 
@@ -105,7 +106,7 @@ func NewManager(opts Options) *Manager {
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
-	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}
+	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]bool{}}
 }
 
 // Get returns the live session id if this process has it open.
@@ -128,6 +129,9 @@ func (m *Manager) Open(id string) (*Session, error) {
 	if s, ok := m.sessions[id]; ok {
 		s.touch()
 		return s, nil
+	}
+	if m.busy[id] {
+		return nil, fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
 	}
 	if archived, err := m.opts.Store.IsArchived(id); err != nil {
 		return nil, err
@@ -190,6 +194,30 @@ func (m *Manager) Release(id string) {
 	if ok {
 		s.close()
 	}
+}
+
+// Exclusive runs fn (an archive or a restore) with session id closed here
+// and kept from opening until fn returns: fn takes the writer lock itself,
+// and no page or message can reopen the session under it.
+func (m *Manager) Exclusive(id string, fn func() error) error {
+	m.mu.Lock()
+	if m.busy[id] {
+		m.mu.Unlock()
+		return fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
+	}
+	m.busy[id] = true
+	s, live := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.busy, id)
+		m.mu.Unlock()
+	}()
+	if live {
+		s.close()
+	}
+	return fn()
 }
 
 // Close stops every turn, kills every shell and lets every lock go.

@@ -70,11 +70,15 @@ type Session struct {
 	// stamps are the file tools' read stamps: kept through compaction,
 	// gone with this live session (files.go).
 	stamps tools.Stamps
+	// closing stops queued messages from starting turns; closed stops
+	// every write.
+	closing, closed bool
 }
 
 type partial struct {
-	Message string `json:"message"`
-	Text    string `json:"text"`
+	Message string          `json:"message"`
+	Text    string          `json:"text"`
+	text    strings.Builder // deltas so far; Text is filled for a snapshot
 }
 
 type approval struct {
@@ -149,8 +153,7 @@ func (s *Session) Snapshot() Snapshot {
 		Usage: usageOf(s.usage), Context: s.contextView(),
 	}
 	if s.partial != nil {
-		p := *s.partial
-		snap.Partial = &p
+		snap.Partial = &partial{Message: s.partial.Message, Text: s.partial.text.String()}
 	}
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, a)
@@ -165,25 +168,40 @@ func usageOf(u session.Usage) usageView {
 	return usageView{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
 }
 
+// ErrSessionClosed means the live session was closed (idle, released for
+// an archive, or the process is exiting): it no longer writes anything.
+var ErrSessionClosed = errors.New("the live session is closed")
+
 // Update changes the document through the live session, so its in-memory
-// copy and the file never disagree.
-func (s *Session) Update(fn func(*session.Document) error) (*session.Document, error) {
+// copy and the file never disagree, and saves it through the session's own
+// writer lock. It returns the header as it stands after the change (a copy:
+// the document itself stays inside the session).
+func (s *Session) Update(fn func(*session.Document) error) (session.Summary, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	before, err := session.Encode(s.doc)
-	if err != nil {
-		return nil, err
+	if s.closed {
+		return session.Summary{}, ErrSessionClosed
 	}
+	before := shallowCopy(s.doc)
 	if err := fn(s.doc); err != nil {
-		return nil, err
+		s.doc = before
+		return session.Summary{}, err
 	}
-	if err := s.m.opts.Store.Save(s.doc); err != nil {
-		if old, derr := session.Decode(before, "", s.id); derr == nil {
-			s.doc = old // keep memory equal to disk
-		}
-		return nil, err
+	if err := s.lock.Save(s.doc); err != nil {
+		s.doc = before // keep memory equal to disk
+		return session.Summary{}, err
 	}
-	return s.doc, nil
+	return s.doc.Summarize(), nil
+}
+
+// shallowCopy keeps what an update may change: the header fields, the list
+// of threads and each thread's list of messages. Updates append messages
+// and threads and set header fields; they never edit a message in place.
+func shallowCopy(d *session.Document) *session.Document {
+	c := *d
+	c.Threads = append([]session.Thread(nil), d.Threads...)
+	c.Links = append([]session.Link(nil), d.Links...)
+	return &c
 }
 
 // Header is the session's listing view.
@@ -194,7 +212,9 @@ func (s *Session) Header() session.Summary {
 }
 
 // Submit saves a person's message durably and starts a turn. While a turn
-// runs it is refused with ErrTurnRunning, or queued when queue is true.
+// runs it is refused with ErrTurnRunning, or queued when queue is true. The
+// turn slot is claimed before the message is saved, so two submissions can
+// never both start a turn.
 func (s *Session) Submit(text string, images []string, queue bool) (turn, queued string, err error) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" && len(images) == 0 {
@@ -204,22 +224,57 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		return "", "", err
 	}
 	s.mu.Lock()
-	if s.turn != "" {
-		defer s.mu.Unlock()
-		if !queue {
-			return "", "", ErrTurnRunning
-		}
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return "", "", ErrSessionClosed
+	case s.turn != "" && !queue:
+		s.mu.Unlock()
+		return "", "", ErrTurnRunning
+	case s.turn != "":
 		q := Queued{ID: uuid.NewString(), Text: text, Images: images}
 		s.queue = append(s.queue, q)
-		s.publishLocked("queued", map[string]any{"queued": s.queue})
+		s.publish("queued", map[string]any{"queued": append([]Queued{}, s.queue...)})
+		s.mu.Unlock()
 		return "", q.ID, nil
 	}
+	slot := s.claimLocked()
 	s.mu.Unlock()
 	msg, err := s.appendHuman(text, images)
 	if err != nil {
+		s.releaseSlot(slot)
 		return "", "", err
 	}
-	return s.startTurn(msg), "", nil
+	s.runTurn(slot, msg)
+	return slot.turn, "", nil
+}
+
+// turnSlot is the claim on the session's one running turn (or compaction).
+type turnSlot struct {
+	turn   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// claimLocked takes the turn slot; s.mu is held and the slot is free.
+func (s *Session) claimLocked() turnSlot {
+	ctx, cancel := context.WithCancel(context.Background())
+	slot := turnSlot{turn: uuid.NewString(), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	s.turn, s.cancel, s.done = slot.turn, cancel, slot.done
+	s.touched = s.m.opts.Now()
+	return slot
+}
+
+// releaseSlot frees a slot whose turn never ran.
+func (s *Session) releaseSlot(slot turnSlot) {
+	s.mu.Lock()
+	if s.turn == slot.turn {
+		s.turn, s.cancel, s.done = "", nil, nil
+	}
+	s.mu.Unlock()
+	slot.cancel()
+	close(slot.done)
 }
 
 // checkImages refuses a message naming a blob that is missing or corrupt,
@@ -289,10 +344,6 @@ func (s *Session) Stop() error {
 // Retry runs the last human submission again as a new turn.
 func (s *Session) Retry() (string, error) {
 	s.mu.Lock()
-	if s.turn != "" {
-		s.mu.Unlock()
-		return "", ErrTurnRunning
-	}
 	last, ok := lastHuman(s.doc)
 	s.mu.Unlock()
 	if !ok {
@@ -350,10 +401,18 @@ func (s *Session) Approve(toolUseID, decision string) error {
 	return nil
 }
 
-// close stops the turn, kills the shell and lets the lock go.
+// close stops the turn, keeps queued messages (saved as the person's
+// messages, with no turn run for them), kills the shell and lets the lock
+// go. After it the session writes nothing: a late writer (a title being
+// made, say) gets ErrSessionClosed, and the lock refuses any save.
 func (s *Session) close() {
-	s.Stop()
 	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.Stop()
+	s.keepQueued()
+	s.mu.Lock()
+	s.closed = true
 	sh := s.shell
 	s.shell = nil
 	s.mu.Unlock()
@@ -363,12 +422,23 @@ func (s *Session) close() {
 	s.lock.Unlock()
 }
 
+// keepQueued saves messages still waiting for a turn, so closing loses
+// nothing the person sent.
+func (s *Session) keepQueued() {
+	s.mu.Lock()
+	queue := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	for _, q := range queue {
+		if _, err := s.appendHuman(q.Text, q.Images); err != nil {
+			s.m.log.Warn("queued message not kept", "session", s.id, "err", err)
+		}
+	}
+}
+
 func (s *Session) publish(name string, data any) {
 	s.m.opts.Events.Publish(s.id, name, data)
 }
-
-// publishLocked is publish for callers holding s.mu (Publish never blocks).
-func (s *Session) publishLocked(name string, data any) { s.publish(name, data) }
 
 func (s *Session) setStatus(status, detail string) {
 	s.mu.Lock()

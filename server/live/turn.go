@@ -15,29 +15,21 @@ import (
 // stops rather than running commands forever.
 const maxRounds = 100
 
-// startTurn runs a turn for the message just saved, in the background: the
-// request that carried it is answered at once.
-func (s *Session) startTurn(human session.Message) string {
-	ctx, cancel := context.WithCancel(context.Background())
-	turn := uuid.NewString()
-	s.mu.Lock()
-	s.turn, s.cancel, s.done = turn, cancel, make(chan struct{})
-	s.touched = s.m.opts.Now()
-	done := s.done
-	s.mu.Unlock()
-	s.publish("turn.start", map[string]string{"turn": turn, "message": human.ID})
+// runTurn runs the turn that holds slot, for the message just saved, in the
+// background: the request that carried the message is answered at once.
+func (s *Session) runTurn(slot turnSlot, human session.Message) {
+	s.publish("turn.start", map[string]string{"turn": slot.turn, "message": human.ID})
 	go func() {
-		defer close(done)
-		stop, usage, err := s.runTurn(ctx, turn)
-		s.finishTurn(turn, stop, usage, err)
-		cancel()
+		defer close(slot.done)
+		stop, usage, err := s.turnLoop(slot.ctx)
+		s.finishTurn(slot.turn, stop, usage, err)
+		slot.cancel()
 	}()
-	return turn
 }
 
-// runTurn calls the model and runs the tools it asks for, round after
+// turnLoop calls the model and runs the tools it asks for, round after
 // round, until it answers, is stopped, or fails.
-func (s *Session) runTurn(ctx context.Context, turn string) (string, session.Usage, error) {
+func (s *Session) turnLoop(ctx context.Context) (string, session.Usage, error) {
 	var total session.Usage
 	for range maxRounds {
 		resp, err := s.callModel(ctx)
@@ -76,6 +68,9 @@ func (s *Session) endFailed(ctx context.Context, resp llm.Response, err error, t
 	return session.StopError, total, err
 }
 
+// finishTurn frees the turn slot, tells the tabs how the turn ended and
+// hands the slot straight to the next queued message, if any, so nothing
+// can start in between. A session that is closing starts nothing.
 func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) {
 	s.mu.Lock()
 	s.turn, s.cancel, s.partial = "", nil, nil
@@ -86,8 +81,14 @@ func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) 
 		delete(s.approvals, id)
 		close(a.decided)
 	}
-	next := s.popQueued()
-	needTitle := s.doc.Title == "" && stop != session.StopError
+	var next *Queued
+	var slot turnSlot
+	if !s.closing {
+		if next = s.popQueued(); next != nil {
+			slot = s.claimLocked()
+		}
+	}
+	needTitle := s.doc.Title == "" && stop != session.StopError && !s.closing
 	s.mu.Unlock()
 	if err != nil && stop != session.StopInterrupted {
 		s.publish("turn.error", map[string]string{"turn": turn, "error": err.Error()})
@@ -97,19 +98,21 @@ func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) 
 	if needTitle {
 		go s.makeTitle()
 	}
-	s.startQueued(next)
+	if next != nil {
+		s.startQueued(slot, next)
+	}
 }
 
-// startQueued sends a message that waited for the turn slot.
-func (s *Session) startQueued(next *Queued) {
-	if next == nil {
+// startQueued saves a message that waited and runs its turn in the slot
+// already claimed for it.
+func (s *Session) startQueued(slot turnSlot, next *Queued) {
+	m, err := s.appendHuman(next.Text, next.Images)
+	if err != nil {
+		s.releaseSlot(slot)
+		s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
 		return
 	}
-	if m, err := s.appendHuman(next.Text, next.Images); err == nil {
-		s.startTurn(m)
-	} else {
-		s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
-	}
+	s.runTurn(slot, m)
 }
 
 // popQueued takes the next queued message; s.mu is held.
@@ -156,6 +159,7 @@ func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) 
 	msgID := uuid.NewString()
 	s.mu.Lock()
 	s.partial = &partial{Message: msgID}
+	p := s.partial
 	s.mu.Unlock()
 	s.setStatus(StatusThinking, "")
 	s.publish("message.start", map[string]string{"message": msgID, "role": "assistant"})
@@ -164,7 +168,7 @@ func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) 
 			return
 		}
 		s.mu.Lock()
-		s.partial.Text += delta
+		p.text.WriteString(delta)
 		s.mu.Unlock()
 		s.publish("text.delta", TextDelta{Message: msgID, Text: delta})
 	})
