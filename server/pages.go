@@ -60,37 +60,50 @@ func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
 
 func (s *Server) sessionPage(c echo.Context) error {
 	id := c.Param("id")
-	doc, err := s.opts.Sessions.Load(id)
+	doc, archived, locked, err := s.pageDocument(id)
 	if err != nil {
 		return err
 	}
-	archived, err := s.opts.Sessions.IsArchived(id)
-	if err != nil {
-		return err
-	}
-	opts := web.SessionViewOptions{Archived: archived, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
+	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
 	model := doc.Model
 	if model == "" {
 		model = s.opts.DefaultModel
 	}
 	limits := s.opts.Settings.ModelLimits(model)
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
-	if !archived {
-		// Opening a writable session takes its writer lock in this process;
-		// if another process holds it, the page is read-only and says who.
-		if ls, err := s.live.Open(id); err == nil {
-			doc = ls.Document()
-		}
-	}
-	if _, live := s.live.Get(id); !live && !archived {
-		if owner, ok := s.lockedElsewhere(id); ok {
-			opts.LockedBy = &web.LockInfo{PID: owner.PID}
-			if owner.URL != "" {
-				opts.LockedBy.URL = owner.URL + web.SessionURL(id)
-			}
-		}
-	}
 	return render(c, http.StatusOK, web.SessionPage(web.NewSessionView(doc, opts)))
+}
+
+// pageDocument reads the session a page shows. A writable session is
+// opened here (taking its writer lock) and shown as the live session has
+// it; one that another process holds is read from disk and shown read-only
+// with who holds it; an archived one is only read.
+func (s *Server) pageDocument(id string) (*session.Document, bool, *web.LockInfo, error) {
+	archived, err := s.opts.Sessions.IsArchived(id)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if !archived {
+		if ls, err := s.live.Open(id); err == nil {
+			return ls.Document(), false, nil, nil
+		}
+	}
+	doc, err := s.opts.Sessions.Load(id)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if archived {
+		return doc, true, nil, nil
+	}
+	owner, ok := s.lockedElsewhere(id)
+	if !ok {
+		return doc, false, nil, nil
+	}
+	locked := &web.LockInfo{PID: owner.PID}
+	if owner.URL != "" {
+		locked.URL = owner.URL + web.SessionURL(id)
+	}
+	return doc, false, locked, nil
 }
 
 // sidecars reads the historical transcripts of a session, their tails only.
