@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"myco/profiles"
 	"myco/session"
 )
@@ -78,17 +80,92 @@ func hasResults(m session.Message) bool {
 	return false
 }
 
+// sentMessage is a stored message as its message.end event announced it,
+// with the text the test sent or made the fake answer.
+type sentMessage struct{ id, role, text string }
+
+// announced returns the messages announced by message.end in evs, in order.
+func announced(t *testing.T, evs []sseEvent) []sentMessage {
+	t.Helper()
+	var out []sentMessage
+	for _, ev := range evs {
+		if ev.name == "message.end" {
+			d := data(t, ev)
+			id, _ := d["message"].(string)
+			role, _ := d["role"].(string)
+			out = append(out, sentMessage{id: id, role: role})
+		}
+	}
+	return out
+}
+
+// nothingRuns checks that the idle session starts nothing by itself: a
+// title change made now reaches the stream with no turn or compaction
+// before it, and the model was not called since it had been called
+// requests times. Events of one session reach the stream in the order they
+// were published, so anything begun before the change shows up first.
+func nothingRuns(t *testing.T, cs *chatServer, st *stream, id string, requests int) {
+	t.Helper()
+	wantStatus(t, cs.do("PATCH", "/api/sessions/"+id, strings.NewReader(`{"title":"x"}`)), http.StatusOK)
+	evs := st.until("title")
+	for _, ev := range evs {
+		if ev.name == "turn.start" || ev.name == "compaction.start" {
+			t.Errorf("%s by itself on an idle session: %v", ev.name, names(evs))
+		}
+	}
+	if n := len(cs.fake.Requests()); n != requests {
+		t.Errorf("%d model calls on an idle session", n-requests)
+	}
+}
+
 func TestAutoCompactionAfterAnswerOncePerSubmissionPredecessorUnchanged(t *testing.T) {
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("answer")
 	st := cs.stream(t, s.ID)
-	wantStatus(t, cs.send(s.ID, "first [[say:ok]] [[usage:in=100,out=5]]"), http.StatusAccepted)
-	st.until("turn.end")
-	wantStatus(t, cs.send(s.ID, "second [[say:big]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	wantStatus(t, cs.do("PATCH", "/api/sessions/"+s.ID,
+		strings.NewReader(`{"links":[{"url":"https://go.dev","title":"Go"}],"scratchpad":"keep me"}`)), http.StatusOK)
+	first, second := "first [[say:ok]] [[usage:in=100,out=5]]", "second [[say:big]] [[usage:in=6000,out=5]]"
+	wantStatus(t, cs.send(s.ID, first), http.StatusAccepted)
+	sent := announced(t, st.until("turn.end"))
+	wantStatus(t, cs.send(s.ID, second), http.StatusAccepted)
 	evs := st.until("turn.end")
+	requests := len(cs.fake.Requests())
+	sent = append(sent, announced(t, evs)...)
 	if n := countEvents(evs, "compaction.end"); n != 1 {
 		t.Fatalf("%d compactions after one answer: %v", n, names(evs))
 	}
+
+	// The predecessor holds exactly the two submissions and their answers.
+	want := []sentMessage{{role: "user", text: first}, {role: "assistant", text: "ok"}, {role: "user", text: second}, {role: "assistant", text: "big"}}
+	if len(sent) != len(want) {
+		t.Fatalf("%d messages announced, want %d: %+v", len(sent), len(want), sent)
+	}
+	for i, m := range sent {
+		if m.role != want[i].role {
+			t.Errorf("message %d announced as %q, want %q", i, m.role, want[i].role)
+		}
+		want[i].id = m.id
+	}
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []sentMessage
+	for _, m := range doc.Threads[0].Messages {
+		got = append(got, sentMessage{id: m.ID, role: m.Role, text: textOf(m)})
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(sentMessage{})); diff != "" {
+		t.Errorf("thread 0 (-announced +stored):\n%s", diff)
+	}
+	// The title, links and scratchpad carry through.
+	if doc.Title != "answer" || doc.Scratchpad != "keep me" ||
+		len(doc.Links) != 1 || doc.Links[0].URL != "https://go.dev" || doc.Links[0].Title != "Go" {
+		t.Errorf("after compaction: title %q, scratchpad %q, links %+v", doc.Title, doc.Scratchpad, doc.Links)
+	}
+
+	// The manual and reopen rule: nothing runs by itself afterwards.
+	nothingRuns(t, cs, st, s.ID, requests)
+
 	before := threadJSON(t, cs.sessions, s.ID, 0)
 	wantStatus(t, cs.send(s.ID, "third [[say:small]] [[usage:in=100,out=5]]"), http.StatusAccepted)
 	st.until("turn.end")
@@ -98,21 +175,17 @@ func TestAutoCompactionAfterAnswerOncePerSubmissionPredecessorUnchanged(t *testi
 	if got := textOf(lastMessage(t, cs.sessions, s.ID)); got != "small" {
 		t.Errorf("the next answer %q did not go to the successor", got)
 	}
-	doc, _ := cs.sessions.Load(s.ID)
+	doc, _ = cs.sessions.Load(s.ID)
 	if len(doc.Threads) != 2 || *doc.Threads[1].CompactedFrom != 0 || doc.Threads[1].Carried == 0 || len(doc.Threads[0].Messages) != 4 {
 		t.Fatalf("threads %d, successor %+v", len(doc.Threads), doc.Threads[len(doc.Threads)-1])
 	}
-	// The title, links, scratchpad and the shell's folder carry through.
-	if doc.Title != "answer" {
-		t.Errorf("title %q", doc.Title)
+	// The successor starts with copies of the predecessor's last messages.
+	pred, succ := doc.Threads[0].Messages, doc.Threads[1]
+	if succ.Carried > len(pred) || succ.Carried > len(succ.Messages) {
+		t.Fatalf("carried %d of %d messages into a thread of %d", succ.Carried, len(pred), len(succ.Messages))
 	}
-	// The manual and reopen rule: nothing runs by itself afterwards.
-	select {
-	case ev := <-st.events:
-		if ev.name == "turn.start" {
-			t.Errorf("a turn started by itself after compaction")
-		}
-	default:
+	if diff := cmp.Diff(pred[len(pred)-succ.Carried:], succ.Messages[:succ.Carried]); diff != "" {
+		t.Errorf("carried messages are not copies (-predecessor +successor):\n%s", diff)
 	}
 }
 
@@ -232,11 +305,11 @@ func TestReopenWaitsAndResetsAutoCompaction(t *testing.T) {
 	// Archive and restore close the live session; the next message opens it anew.
 	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/archive", nil), 200)
 	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/restore", nil), 200)
-	before := len(cs.fake.Requests())
+	requests := len(cs.fake.Requests())
 	st2 := cs.stream(t, s.ID)
-	if n := len(cs.fake.Requests()); n != before {
-		t.Errorf("reopening made %d model calls; it must wait for input", n-before)
-	}
+	// Opening the page opens the live session anew, which waits for input.
+	wantStatus(t, cs.do("GET", "/s/"+s.ID, nil), http.StatusOK)
+	nothingRuns(t, cs, st2, s.ID, requests)
 	wantStatus(t, cs.send(s.ID, "again [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
 	if n := countEvents(st2.until("turn.end"), "compaction.end"); n != 1 {
 		t.Errorf("after reopening, auto compaction ran %d times, want 1", n)
@@ -251,9 +324,13 @@ func TestShellCwdSurvivesCompaction(t *testing.T) {
 	st.until("turn.end")
 	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), 200)
 	wantStatus(t, cs.send(s.ID, `[[steps: tool:bash {"command":"pwd"} ;; say:ok]]`), http.StatusAccepted)
+	var ends []string
 	for _, ev := range st.until("turn.end") {
-		if ev.name == "tool.end" && !strings.Contains(ev.data, "/deep") {
-			t.Errorf("cwd after compaction: %s", ev.data)
+		if ev.name == "tool.end" {
+			ends = append(ends, ev.data)
 		}
+	}
+	if len(ends) != 1 || !strings.Contains(ends[0], "/deep") {
+		t.Errorf("tool.end events after compaction, want one in /deep: %q", ends)
 	}
 }

@@ -108,12 +108,20 @@ func (s *Server) setCookie(c echo.Context) {
 	})
 }
 
+// withoutToken is where a link with ?token= redirects: the same local path
+// and query without the token. A path that a browser would read as another
+// host (//evil.example/ is scheme-relative) goes home instead, so the link
+// cannot be an open redirect.
 func withoutToken(u *url.URL) string {
 	q := u.Query()
 	q.Del("token")
-	out := url.URL{Path: u.Path, RawQuery: q.Encode()}
-	if out.Path == "" {
-		out.Path = "/"
+	path := u.Path
+	if path == "" {
+		path = "/"
 	}
-	return out.String()
+	out := (&url.URL{Path: path, RawQuery: q.Encode()}).String()
+	if !strings.HasPrefix(out, "/") || strings.HasPrefix(out, "//") || strings.HasPrefix(out, "/\\") {
+		return "/"
+	}
+	return out
 }

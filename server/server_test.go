@@ -168,6 +168,7 @@ func TestAuthentication(t *testing.T) {
 		{name: "cookie", path: "/api/sessions", hdr: []string{"Cookie", "myco_token_" + port(ts) + "=" + testToken}, want: http.StatusOK},
 		{name: "token in query sets cookie", path: "/?token=" + testToken, want: http.StatusSeeOther},
 		{name: "wrong token in query", path: "/?token=nope", want: http.StatusUnauthorized},
+		{name: "token in query of a scheme-relative path", path: "//evil.example/?token=" + testToken, want: http.StatusSeeOther},
 		{name: "page without token", path: "/", want: http.StatusUnauthorized},
 		{name: "events without token", path: "/api/sessions/x/events", want: http.StatusUnauthorized},
 		{name: "static without token", path: "/static/app.js", want: http.StatusUnauthorized},
@@ -188,8 +189,12 @@ func TestAuthentication(t *testing.T) {
 			defer resp.Body.Close()
 			wantStatus(t, resp, tt.want)
 			if tt.want == http.StatusSeeOther {
-				if loc := resp.Header.Get("Location"); strings.Contains(loc, "token") {
+				loc := resp.Header.Get("Location")
+				if strings.Contains(loc, "token") {
 					t.Errorf("redirect keeps the token: %q", loc)
+				}
+				if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
+					t.Errorf("redirect leaves the server: %q", loc)
 				}
 				ck := resp.Header.Get("Set-Cookie")
 				for _, want := range []string{"myco_token_" + port(ts) + "=" + testToken, "HttpOnly", "SameSite=Strict"} {

@@ -22,11 +22,17 @@ type listCache struct {
 }
 
 // folderEntry is the last scan of a folder, valid while the folder's own
-// stat is unchanged.
+// stat is unchanged and the scan is younger than folderTTL.
 type folderEntry struct {
 	info fs.FileInfo
+	at   time.Time // when the scan began, by the store's clock
 	sums []Summary
 }
+
+// folderTTL is how long an unchanged folder's scan is reused. A save that
+// renames a new file into place changes the folder, but an editor that
+// writes into the old file does not: its edit shows once the scan expires.
+const folderTTL = 10 * time.Second
 
 type cacheEntry struct {
 	info fs.FileInfo
@@ -37,27 +43,28 @@ func newListCache() *listCache {
 	return &listCache{entries: map[string]cacheEntry{}, folders: map[string]folderEntry{}}
 }
 
-// folder returns a copy of the last scan of dir if dir is unchanged since.
-func (c *listCache) folder(dir string, info fs.FileInfo) ([]Summary, bool) {
+// folder returns a copy of the last scan of dir if dir is unchanged since
+// and the scan, at now, is younger than folderTTL.
+func (c *listCache) folder(dir string, info fs.FileInfo, now time.Time) ([]Summary, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.folders[dir]
-	if !ok || !sameFile(f.info, info) {
+	if !ok || !sameFile(f.info, info) || now.Sub(f.at) >= folderTTL {
 		return nil, false
 	}
 	return slices.Clone(f.sums), true
 }
 
-// putFolder keeps a scan of dir, taken after info was read: a change made
-// during the scan changes the folder's stat, so the scan is not reused.
-// Like files, a folder changed within the last moments is not kept.
-func (c *listCache) putFolder(dir string, info fs.FileInfo, sums []Summary) {
-	if time.Since(info.ModTime()) < recentWindow {
+// putFolder keeps a scan of dir begun at at, taken after info was read: a
+// change made during the scan changes the folder's stat, so the scan is not
+// reused. Like files, a folder changed within the last moments is not kept.
+func (c *listCache) putFolder(dir string, info fs.FileInfo, sums []Summary, at time.Time) {
+	if at.Sub(info.ModTime()) < recentWindow {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.folders[dir] = folderEntry{info: info, sums: slices.Clone(sums)}
+	c.folders[dir] = folderEntry{info: info, at: at, sums: slices.Clone(sums)}
 }
 
 func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
@@ -75,8 +82,9 @@ func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
 // would otherwise look unchanged on kernels with coarse file times.
 const recentWindow = 2 * time.Second
 
-func (c *listCache) put(path string, info fs.FileInfo, sum Summary) {
-	if time.Since(info.ModTime()) < recentWindow {
+// put keeps a file's summary, its stat read no earlier than now.
+func (c *listCache) put(path string, info fs.FileInfo, sum Summary, now time.Time) {
+	if now.Sub(info.ModTime()) < recentWindow {
 		return
 	}
 	c.mu.Lock()
@@ -138,26 +146,28 @@ func sortNewestFirst(sums []Summary) {
 }
 
 // scanDir summarises every document in dir. When the folder itself has not
-// changed since the last scan (every save renames a new file into place,
-// which changes the folder), the last result stands; otherwise each file
-// comes from the cache where it is unchanged and the rest are read in
-// parallel.
+// changed since a recent scan (every save renames a new file into place,
+// which changes the folder), that result stands; otherwise each file comes
+// from the cache where it is unchanged and the rest are read in parallel.
 func (s *Store) scanDir(dir string) ([]Summary, error) {
+	// The clock is read before any stat, so a file or folder is never
+	// taken for older than it is.
+	now := s.now()
 	dirInfo, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	if sums, ok := s.cache.folder(dir, dirInfo); ok {
+	if sums, ok := s.cache.folder(dir, dirInfo, now); ok {
 		return sums, nil
 	}
-	sums, err := s.scanFiles(dir)
+	sums, err := s.scanFiles(dir, now)
 	if err == nil {
-		s.cache.putFolder(dir, dirInfo, sums)
+		s.cache.putFolder(dir, dirInfo, sums, now)
 	}
 	return sums, err
 }
 
-func (s *Store) scanFiles(dir string) ([]Summary, error) {
+func (s *Store) scanFiles(dir string, now time.Time) ([]Summary, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -185,7 +195,7 @@ func (s *Store) scanFiles(dir string) ([]Summary, error) {
 		misses = append(misses, miss{id: id, path: path, info: info})
 	}
 	s.cache.prune(dir, seen)
-	return append(sums, s.summarize(misses)...), nil
+	return append(sums, s.summarize(misses, now)...), nil
 }
 
 type miss struct {
@@ -205,8 +215,9 @@ func docID(e fs.DirEntry) (string, bool) {
 }
 
 // summarize reads documents on a few goroutines: a cold listing of
-// thousands of files is bound by syscalls and parsing, both parallel.
-func (s *Store) summarize(misses []miss) []Summary {
+// thousands of files is bound by syscalls and parsing, both parallel. now
+// is the time before their stats were read.
+func (s *Store) summarize(misses []miss, now time.Time) []Summary {
 	workers := min(runtime.GOMAXPROCS(0)*2, len(misses))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -227,7 +238,7 @@ func (s *Store) summarize(misses []miss) []Summary {
 		if m.gone {
 			continue
 		}
-		s.cache.put(m.path, m.info, m.sum)
+		s.cache.put(m.path, m.info, m.sum, now)
 		out = append(out, m.sum)
 	}
 	return out
@@ -315,6 +326,7 @@ func (s *Store) Header(id string) (Summary, error) {
 		return Summary{}, err
 	}
 	path := filepath.Join(dir, id+".json")
+	now := s.now()
 	info, err := os.Lstat(path)
 	if err != nil {
 		return Summary{}, fmt.Errorf("read session %s: %w", id, err)
@@ -326,7 +338,7 @@ func (s *Store) Header(id string) (Summary, error) {
 	if gone {
 		return Summary{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	s.cache.put(path, info, sum)
+	s.cache.put(path, info, sum, now)
 	if sum.Damaged != "" {
 		return sum, &DamagedError{Path: path, Reason: sum.Damaged}
 	}

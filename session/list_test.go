@@ -253,3 +253,142 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// clock is a fake clock that a test moves by hand.
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time          { return c.now }
+func (c *clock) advance(d time.Duration) { c.now = c.now.Add(d) }
+
+// backdate sets the modification time of every path to at.
+func backdate(t *testing.T, at time.Time, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// listOne lists the active sessions and returns the one with id.
+func listOne(t *testing.T, s *session.Store, id string) session.Summary {
+	t.Helper()
+	sums, err := s.List(session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, ok := findSummary(sums, id)
+	if !ok {
+		t.Fatalf("%s is not listed: %v", id, ids(sums))
+	}
+	return sum
+}
+
+// folderTTL mirrors the package's: how long an unchanged folder's scan is
+// reused.
+const folderTTL = 10 * time.Second
+
+// TestListFolderCache: a save (a rename) shows at once; an edit written
+// into the file, which leaves the folder as it was, shows once the
+// folder's scan expires, never later.
+func TestListFolderCache(t *testing.T) {
+	const (
+		id    = "0193c7b2-0000-7000-8000-0000000000f1"
+		other = "0193c7b2-0000-7000-8000-0000000000f2"
+	)
+	hourAgo := time.Now().Add(-time.Hour).Truncate(time.Second)
+	// setup saves two documents and ages them and the folder an hour, so
+	// the listing caches them, and lists once.
+	setup := func(t *testing.T) (*session.Store, *clock, string, *session.Document) {
+		t.Helper()
+		c := &clock{now: time.Now()}
+		s, dir := openStore(t, session.Options{Now: c.Now})
+		doc := newDoc(id, t0, 1, 1)
+		for _, d := range []*session.Document{doc, newDoc(other, t0, 1, 1)} {
+			if err := s.Save(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		backdate(t, hourAgo, filepath.Join(dir, id+".json"), filepath.Join(dir, other+".json"), dir)
+		if got := listOne(t, s, id).Title; got != doc.Title {
+			t.Fatalf("first listing: title %q, want %q", got, doc.Title)
+		}
+		return s, c, dir, doc
+	}
+	// inPlace writes data into the document's file, as an editor that does
+	// not rename would, and leaves the folder's stat as it was.
+	inPlace := func(t *testing.T, dir string, data []byte) {
+		t.Helper()
+		path := filepath.Join(dir, id+".json")
+		before, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, string(data))
+		// Old, so the file is not too fresh to cache, but not the time it
+		// had: a stat that did not change at all hides any edit.
+		backdate(t, hourAgo.Add(time.Second), path)
+		backdate(t, before.ModTime(), dir)
+		if after, err := os.Stat(dir); err != nil || !os.SameFile(before, after) ||
+			!after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
+			t.Fatalf("the folder's stat changed (%v)", err)
+		}
+	}
+
+	t.Run("a rename shows at once", func(t *testing.T) {
+		s, _, dir, doc := setup(t)
+		doc.Title = "saved by another store"
+		if err := mustOpen(t, dir, session.Options{}).Save(doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := listOne(t, s, id).Title; got != doc.Title {
+			t.Errorf("after a save: title %q, want %q", got, doc.Title)
+		}
+	})
+
+	t.Run("an edit in place shows after folderTTL", func(t *testing.T) {
+		s, c, dir, doc := setup(t)
+		old := doc.Title
+		doc.Title = "edited in place, a longer title"
+		data, err := session.Encode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inPlace(t, dir, data)
+		c.advance(folderTTL - time.Second)
+		if got := listOne(t, s, id).Title; got != old {
+			t.Errorf("within folderTTL: title %q, want the cached %q", got, old)
+		}
+		c.advance(2 * time.Second)
+		if got := listOne(t, s, id).Title; got != doc.Title {
+			t.Errorf("after folderTTL: title %q, want %q", got, doc.Title)
+		}
+	})
+
+	t.Run("a repair in place shows after folderTTL", func(t *testing.T) {
+		s, c, dir, doc := setup(t)
+		good, err := session.Encode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Damaged by a rename, so seen at once; repaired in place.
+		path := filepath.Join(dir, id+".json")
+		writeFile(t, path+".new", string(good[:len(good)-10]))
+		if err := os.Rename(path+".new", path); err != nil {
+			t.Fatal(err)
+		}
+		backdate(t, hourAgo, path)
+		backdate(t, hourAgo.Add(2*time.Second), dir) // old, yet changed
+		if got := listOne(t, s, id); got.Damaged == "" {
+			t.Fatalf("a truncated document is listed healthy: %+v", got)
+		}
+		inPlace(t, dir, good)
+		if got := listOne(t, s, id); got.Damaged == "" {
+			t.Fatalf("within folderTTL: the repair shows already, so the folder's scan was not reused: %+v", got)
+		}
+		c.advance(folderTTL)
+		if got := listOne(t, s, id); got.Damaged != "" || got.Title != doc.Title {
+			t.Errorf("after a repair and folderTTL: %+v", got)
+		}
+	})
+}

@@ -36,7 +36,10 @@ test('requests without the token, with a wrong Host, or a foreign Origin are ref
   await expect(page).toHaveURL(`${myco.url}/`);
   await expect(page.getByTestId('session-row')).toHaveCount(1);
 
-  // A page of another origin cannot change anything, even with the cookie set.
+  // A page of another origin cannot change anything, even with the cookie
+  // set. It is served from 127.0.0.1 on another port: the same site, so the
+  // browser sends the SameSite=Strict cookie and only the Origin check stands
+  // in the way (from localhost, a different site, the cookie would never go).
   const evil = http.createServer((req, res) => {
     res.setHeader('Content-Type', 'text/html');
     res.end(`<script>fetch(${JSON.stringify(myco.url)} + '/api/sessions/${id}/archive', {method: 'POST', mode: 'no-cors', credentials: 'include'}).finally(() => document.title = 'sent')</script>`);
@@ -44,7 +47,7 @@ test('requests without the token, with a wrong Host, or a foreign Origin are ref
   await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
   try {
     const port = (evil.address() as any).port;
-    await page.goto(`http://localhost:${port}/`);
+    await page.goto(`http://127.0.0.1:${port}/`);
     await expect(page).toHaveTitle('sent');
     expect(myco.exists(`${id}.json`)).toBe(true);
     expect(myco.exists('archived', `${id}.json`)).toBe(false);
