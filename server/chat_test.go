@@ -454,3 +454,81 @@ func TestNoProviderSaysHowToConfigure(t *testing.T) {
 
 var _ = bufio.NewReader
 var _ = io.EOF
+
+// Every fault of the fake server, through the real SDK client and the turn
+// loop: transient ones are retried (each retry shown) until they pass, the
+// rest end the turn with an error that says what failed.
+func TestTurnFaults(t *testing.T) {
+	tests := []struct {
+		name      string
+		directive string
+		retries   int
+		ok        bool
+	}{
+		{"429 once", "[[fault:429x1]]", 1, true},
+		{"529 twice", "[[fault:529x2]]", 2, true},
+		{"500 once", "[[fault:500x1]]", 1, true},
+		{"stream cut once", "[[fault:cutx1]]", 1, true},
+		{"overloaded error event once", "[[fault:errorx1]]", 1, true},
+		{"429 always", "[[fault:429]]", 2, false},
+		{"malformed event", "[[fault:malformed]]", 0, false},
+	}
+	cs := newChatServer(t, "anthropic")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := cs.create(tt.name)
+			st := cs.stream(t, s.ID)
+			wantStatus(t, cs.send(s.ID, tt.directive+" [[say:recovered]]"), http.StatusAccepted)
+			evs := st.until("turn.end")
+			retries, failed := 0, ""
+			for _, ev := range evs {
+				switch {
+				case ev.name == "status" && data(t, ev)["status"] == "retrying":
+					retries++
+				case ev.name == "turn.error":
+					failed = data(t, ev)["error"].(string)
+				}
+			}
+			if retries != tt.retries {
+				t.Errorf("%d retries shown, want %d", retries, tt.retries)
+			}
+			got := textOf(lastMessage(t, cs.sessions, s.ID))
+			if tt.ok && (got != "recovered" || failed != "") {
+				t.Errorf("answer %q, error %q", got, failed)
+			}
+			if !tt.ok && failed == "" {
+				t.Errorf("no turn.error; answer %q", got)
+			}
+		})
+	}
+}
+
+// A turn goes on in the server when its only tab goes away, and a tab
+// opened later finds it finished.
+func TestTurnGoesOnWithoutItsTab(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("tabless")
+	req, _ := http.NewRequest("GET", cs.url+"/api/sessions/"+s.ID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan sseEvent, 1024)
+	go readEvents(t, resp.Body, first)
+	nextEvent(t, first, "snapshot")
+	wantStatus(t, cs.send(s.ID, "[[text:200]] [[delay:3ms]]"), http.StatusAccepted)
+	nextEvent(t, first, "text.delta")
+	cancel() // the tab closes mid-turn
+
+	resp = cs.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	later := make(chan sseEvent, 4096)
+	go readEvents(t, resp.Body, later)
+	if snap := data(t, nextEvent(t, later, "snapshot")); snap["status"] != "idle" {
+		nextEvent(t, later, "turn.end")
+	}
+	if m := lastMessage(t, cs.sessions, s.ID); m.StopReason != "end_turn" || strings.Count(textOf(m), " ") < 150 {
+		t.Errorf("after the tab closed the turn ended %q with %q", m.StopReason, textOf(m))
+	}
+}

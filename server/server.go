@@ -42,6 +42,9 @@ type Options struct {
 	// WatchInterval is how often open sessions' files are checked for
 	// changes made by other processes (the CLI, an editor); 0 means 2s.
 	WatchInterval time.Duration
+	// Heartbeat is how often event streams get a comment line to stay
+	// alive through proxies and client timeouts; 0 means 15 s.
+	Heartbeat time.Duration
 	// RetryDelays are the waits before retrying a transient model failure.
 	RetryDelays []time.Duration
 	// MaxUpload limits an image upload's body; 0 means the image store's limit.
@@ -71,6 +74,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 15 * time.Second
 	}
 	if opts.WatchInterval == 0 {
 		opts.WatchInterval = 2 * time.Second
@@ -118,7 +124,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.watch(ctx)
 	go s.live.RunIdle(ctx)
-	go s.events.heartbeat(ctx, 15*time.Second)
+	go s.events.heartbeat(ctx, s.opts.Heartbeat)
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

@@ -69,6 +69,7 @@ func newTestServerIn(t testing.TB, dir string) *testServer {
 	srv, err := server.New(server.Options{
 		Profile: "test", Sessions: ss, Images: im, Token: testToken,
 		WatchInterval: 50 * time.Millisecond, Cwd: "/work", Models: noModels{},
+		Heartbeat: 100 * time.Millisecond,
 	}, ln)
 	if err != nil {
 		t.Fatal(err)
@@ -519,4 +520,33 @@ func TestSearchAPI(t *testing.T) {
 		t.Errorf("hits for nothing: %+v", hits)
 	}
 	wantStatus(t, ts.do("GET", "/api/search?q=", nil), 400)
+}
+
+func TestEventStreamHeartbeat(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("quiet")
+	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	wantStatus(t, resp, 200)
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("stream ended")
+			}
+			if strings.HasPrefix(l, ":") {
+				return // a comment line: the stream stays alive with nothing to say
+			}
+		case <-timeout:
+			t.Fatal("no heartbeat comment on an idle stream")
+		}
+	}
 }
