@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -46,37 +45,11 @@ func newChatServer(t *testing.T, provider string, mutate ...func(*profiles.Setti
 		}
 		return ""
 	}
-	dir := t.TempDir()
-	ss, err := session.Open(filepath.Join(dir, "session"), session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := session.OpenImages(filepath.Join(dir, "images"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Options{
-		Profile: "test", Sessions: ss, Images: im, Token: testToken, Cwd: dir,
-		DefaultModel: settings.DefaultModel, Settings: settings,
-		Models:      llm.NewRegistry(settings, getenv, im),
-		RetryDelays: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond},
-	}, ln)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go srv.Serve(ctx, ln)
-	t.Cleanup(func() {
-		cancel()
-		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		defer c()
-		srv.Shutdown(sctx)
+	ts := startServer(t, t.TempDir(), func(o *server.Options) {
+		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.Models = llm.NewRegistry(settings, getenv, o.Images)
+		o.RetryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
 	})
-	ts := &testServer{t: t, url: srv.URL(), host: strings.TrimPrefix(srv.URL(), "http://"), dir: dir, sessions: ss, images: im}
 	return &chatServer{testServer: ts, fake: fake}
 }
 

@@ -53,6 +53,17 @@ func newTestServer(t *testing.T) *testServer {
 
 func newTestServerIn(t testing.TB, dir string) *testServer {
 	t.Helper()
+	return startServer(t, dir, func(o *server.Options) {
+		o.Cwd = "/work"
+		o.Images.SetMaxSize(1 << 20)
+	})
+}
+
+// startServer runs a real server on a loopback port over stores in dir,
+// with test defaults (no model provider, fast watch and heartbeat) that
+// configure may change, and shuts it down when the test ends.
+func startServer(t testing.TB, dir string, configure func(*server.Options)) *testServer {
+	t.Helper()
 	ss, err := session.Open(filepath.Join(dir, "session"), session.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,16 +72,18 @@ func newTestServerIn(t testing.TB, dir string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im.SetMaxSize(1 << 20)
+	opts := server.Options{
+		Profile: "test", Sessions: ss, Images: im, Token: testToken, Cwd: dir, Models: noModels{},
+		WatchInterval: 50 * time.Millisecond, Heartbeat: 100 * time.Millisecond,
+	}
+	if configure != nil {
+		configure(&opts)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Options{
-		Profile: "test", Sessions: ss, Images: im, Token: testToken,
-		WatchInterval: 50 * time.Millisecond, Cwd: "/work", Models: noModels{},
-		Heartbeat: 100 * time.Millisecond,
-	}, ln)
+	srv, err := server.New(opts, ln)
 	if err != nil {
 		t.Fatal(err)
 	}

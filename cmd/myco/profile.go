@@ -57,6 +57,19 @@ func knownProfiles(home string) string {
 	return " (profiles: " + strings.Join(names, ", ") + ")"
 }
 
+// openSession opens an existing profile and resolves an ID prefix in it.
+func openSession(e env, profile, prefix string) (*stores, string, error) {
+	st, err := openStores(e, profile, false)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := st.resolve(e, prefix)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, id, nil
+}
+
 // resolve turns an ID prefix into an ID; when nothing matches it says which
 // other profiles hold a session with that ID.
 func (s *stores) resolve(e env, prefix string) (string, error) {

@@ -83,11 +83,7 @@ func listSessions(e env, profile string, archived, asJSON bool) error {
 }
 
 func showSession(e env, profile, prefix string, asJSON bool) error {
-	st, err := openStores(e, profile, false)
-	if err != nil {
-		return err
-	}
-	id, err := st.resolve(e, prefix)
+	st, id, err := openSession(e, profile, prefix)
 	if err != nil {
 		return err
 	}
@@ -111,11 +107,7 @@ func showSession(e env, profile, prefix string, asJSON bool) error {
 }
 
 func moveSession(e env, profile, prefix string, archive bool) error {
-	st, err := openStores(e, profile, false)
-	if err != nil {
-		return err
-	}
-	id, err := st.resolve(e, prefix)
+	st, id, err := openSession(e, profile, prefix)
 	if err != nil {
 		return err
 	}

@@ -19,11 +19,7 @@ import (
 // goes through its API and open tabs update at once; otherwise the
 // document is changed on disk.
 func retitleSession(ctx context.Context, e env, profile, prefix, title string) error {
-	st, err := openStores(e, profile, false)
-	if err != nil {
-		return err
-	}
-	id, err := st.resolve(e, prefix)
+	st, id, err := openSession(e, profile, prefix)
 	if err != nil {
 		return err
 	}
