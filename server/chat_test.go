@@ -358,13 +358,21 @@ func TestQueueWhileTurnRuns(t *testing.T) {
 	wantStatus(t, cs.send(s.ID, "second"), http.StatusConflict)
 	resp := cs.do("POST", "/api/sessions/"+s.ID+"/messages", strings.NewReader(`{"text":"[[say:second answer]]","queue":true}`))
 	wantStatus(t, resp, http.StatusAccepted)
-	if q := decode[map[string]string](t, resp); q["queued"] == "" {
+	q := decode[map[string]string](t, resp)
+	if q["queued"] == "" {
 		t.Errorf("queued answer %v", q)
+	}
+	// Durable before the 202: the queued message is in the document.
+	if doc, _ := cs.sessions.Load(s.ID); len(doc.Queued) != 1 || doc.Queued[0].ID != q["queued"] {
+		t.Errorf("queued in the document: %+v", doc.Queued)
 	}
 	st.until("turn.end")
 	st.until("turn.end")
 	if got := textOf(lastMessage(t, cs.sessions, s.ID)); got != "second answer" {
 		t.Errorf("queued message answered %q", got)
+	}
+	if doc, _ := cs.sessions.Load(s.ID); len(doc.Queued) != 0 {
+		t.Errorf("the sent message is still queued: %+v", doc.Queued)
 	}
 }
 

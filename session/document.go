@@ -34,6 +34,9 @@ type Document struct {
 	Parent     *Parent   `json:"parent,omitempty"`
 	Links      []Link    `json:"links,omitempty"`
 	Scratchpad string    `json:"scratchpad,omitempty"`
+	// Queued are messages the person sent while a turn ran, saved until
+	// their own turn starts (then they move into the thread).
+	Queued []Queued `json:"queued,omitempty"`
 	// Threads comes last among known fields, so a reader may stop early.
 	Threads []Thread       `json:"threads"`
 	Unknown jsontext.Value `json:",embed"`
@@ -51,6 +54,15 @@ type Parent struct {
 type Link struct {
 	URL     string         `json:"url"`
 	Title   string         `json:"title,omitempty"`
+	Unknown jsontext.Value `json:",embed"`
+}
+
+// Queued is a message waiting for the running turn to end.
+type Queued struct {
+	ID      string         `json:"id"`
+	Text    string         `json:"text"`
+	Images  []string       `json:"images,omitempty"`
+	At      time.Time      `json:"at,omitzero"`
 	Unknown jsontext.Value `json:",embed"`
 }
 

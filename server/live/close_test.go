@@ -57,3 +57,31 @@ func TestExclusiveBlocksOpen(t *testing.T) {
 		t.Error("not archived")
 	}
 }
+
+// Messages a process queued and never ran (it ended first) are kept as the
+// person's messages when the session is opened again; nothing runs.
+func TestReopenKeepsQueuedMessages(t *testing.T) {
+	e := newFileEnv(t)
+	doc, err := e.store.Create(session.NewSession{Title: "queued", Cwd: e.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Update(doc.ID, func(d *session.Document) error {
+		d.Queued = []session.Queued{{ID: "q1", Text: "first waiting"}, {ID: "q2", Text: "second waiting"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := e.open(t, doc.ID)
+	if snap := s.Snapshot(); len(snap.Queued) != 0 || snap.Turn != "" {
+		t.Errorf("after reopening: queued %v, turn %q", snap.Queued, snap.Turn)
+	}
+	got, err := e.store.Load(doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := got.Threads[len(got.Threads)-1].Messages
+	if len(got.Queued) != 0 || len(msgs) != 2 || !msgs[0].Human || msgs[1].Content[0].Text != "second waiting" {
+		t.Errorf("queued %v, messages %+v", got.Queued, msgs)
+	}
+}

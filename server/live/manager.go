@@ -148,6 +148,9 @@ func (m *Manager) Open(id string) (*Session, error) {
 		return nil, err
 	}
 	s := newSession(m, doc, lock)
+	// Messages still queued were saved by a process that ended before their
+	// turns: keep them as the person's messages; reopening runs nothing.
+	s.keepQueued()
 	m.sessions[id] = s
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +58,6 @@ type Session struct {
 	partial   *partial
 	approvals map[string]*approval
 	allowed   map[string]bool // tools allowed for this live session
-	queue     []Queued
 	shell     *tools.Shell
 	resumed   bool // the session had messages before this process opened it
 	toldShell bool
@@ -89,12 +89,9 @@ type approval struct {
 	decided   chan string
 }
 
-// Queued is a message waiting for the running turn to end.
-type Queued struct {
-	ID     string   `json:"id"`
-	Text   string   `json:"text"`
-	Images []string `json:"images,omitempty"`
-}
+// Queued is a message waiting for the running turn to end; it is saved
+// in the document (durable before the request that sent it is answered).
+type Queued = session.Queued
 
 func newSession(m *Manager, doc *session.Document, lock *session.Lock) *Session {
 	return &Session{
@@ -149,7 +146,7 @@ func (s *Session) Snapshot() Snapshot {
 	defer s.mu.Unlock()
 	snap := Snapshot{
 		Status: s.status, Detail: s.detail, Title: s.doc.Title, Model: s.doc.Model, Turn: s.turn,
-		Approvals: make([]*approval, 0, len(s.approvals)), Queued: append([]Queued{}, s.queue...),
+		Approvals: make([]*approval, 0, len(s.approvals)), Queued: append([]Queued{}, s.doc.Queued...),
 		Usage: usageOf(s.usage), Context: s.contextView(),
 	}
 	if s.partial != nil {
@@ -179,6 +176,11 @@ var ErrSessionClosed = errors.New("the live session is closed")
 func (s *Session) Update(fn func(*session.Document) error) (session.Summary, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.updateLocked(fn)
+}
+
+// updateLocked is Update for a caller that holds s.mu.
+func (s *Session) updateLocked(fn func(*session.Document) error) (session.Summary, error) {
 	if s.closed {
 		return session.Summary{}, ErrSessionClosed
 	}
@@ -201,6 +203,7 @@ func shallowCopy(d *session.Document) *session.Document {
 	c := *d
 	c.Threads = append([]session.Thread(nil), d.Threads...)
 	c.Links = append([]session.Link(nil), d.Links...)
+	c.Queued = append([]session.Queued(nil), d.Queued...)
 	return &c
 }
 
@@ -232,10 +235,15 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		s.mu.Unlock()
 		return "", "", ErrTurnRunning
 	case s.turn != "":
-		q := Queued{ID: uuid.NewString(), Text: text, Images: images}
-		s.queue = append(s.queue, q)
-		s.publish("queued", map[string]any{"queued": append([]Queued{}, s.queue...)})
-		s.mu.Unlock()
+		defer s.mu.Unlock()
+		q := Queued{ID: uuid.NewString(), Text: text, Images: images, At: s.m.opts.Now().UTC()}
+		if _, err := s.updateLocked(func(d *session.Document) error {
+			d.Queued = append(d.Queued, q)
+			return nil
+		}); err != nil {
+			return "", "", fmt.Errorf("queue message: %w", err)
+		}
+		s.publish("queued", map[string]any{"queued": append([]Queued{}, s.doc.Queued...)})
 		return "", q.ID, nil
 	}
 	slot := s.claimLocked()
@@ -288,7 +296,10 @@ func (s *Session) checkImages(shas []string) error {
 	return nil
 }
 
-func (s *Session) appendHuman(text string, images []string) (session.Message, error) {
+// appendHuman saves a person's message in the latest thread. A message that
+// waited in the queue (queuedID) leaves it in the same save, so it is never
+// lost nor kept twice.
+func (s *Session) appendHuman(text string, images []string, queuedID ...string) (session.Message, error) {
 	content := make([]session.Block, 0, 1+len(images))
 	for _, sha := range images {
 		_, ref, err := s.m.opts.Images.Read(sha)
@@ -301,7 +312,7 @@ func (s *Session) appendHuman(text string, images []string) (session.Message, er
 		content = append(content, session.Block{Type: session.BlockText, Text: text})
 	}
 	m := session.Message{ID: uuid.NewString(), Role: "user", At: s.m.opts.Now().UTC(), Human: true, Content: content}
-	if err := s.appendMessage(m); err != nil {
+	if err := s.appendMessage(m, queuedID...); err != nil {
 		return session.Message{}, err
 	}
 	return m, nil
@@ -309,8 +320,11 @@ func (s *Session) appendHuman(text string, images []string) (session.Message, er
 
 // appendMessage adds m to the latest thread and saves the document: a
 // message is durable before anyone is told of it.
-func (s *Session) appendMessage(m session.Message) error {
+func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
 	_, err := s.Update(func(d *session.Document) error {
+		for _, id := range dequeue {
+			d.Queued = slices.DeleteFunc(d.Queued, func(q session.Queued) bool { return q.ID == id })
+		}
 		if len(d.Threads) == 0 {
 			d.Threads = append(d.Threads, session.Thread{CreatedAt: s.m.opts.Now().UTC()})
 		}
@@ -426,11 +440,10 @@ func (s *Session) close() {
 // nothing the person sent.
 func (s *Session) keepQueued() {
 	s.mu.Lock()
-	queue := s.queue
-	s.queue = nil
+	queue := append([]Queued(nil), s.doc.Queued...)
 	s.mu.Unlock()
 	for _, q := range queue {
-		if _, err := s.appendHuman(q.Text, q.Images); err != nil {
+		if _, err := s.appendHuman(q.Text, q.Images, q.ID); err != nil {
 			s.m.log.Warn("queued message not kept", "session", s.id, "err", err)
 		}
 	}

@@ -106,23 +106,24 @@ func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) 
 // startQueued saves a message that waited and runs its turn in the slot
 // already claimed for it.
 func (s *Session) startQueued(slot turnSlot, next *Queued) {
-	m, err := s.appendHuman(next.Text, next.Images)
+	m, err := s.appendHuman(next.Text, next.Images, next.ID)
 	if err != nil {
 		s.releaseSlot(slot)
 		s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
 		return
 	}
+	s.publish("queued", map[string]any{"queued": s.Snapshot().Queued})
 	s.runTurn(slot, m)
 }
 
-// popQueued takes the next queued message; s.mu is held.
+// popQueued is the next queued message, which leaves the queue when its
+// message is saved; s.mu is held, and the caller claims the turn slot for
+// it, so nothing else takes it meanwhile.
 func (s *Session) popQueued() *Queued {
-	if len(s.queue) == 0 {
+	if len(s.doc.Queued) == 0 {
 		return nil
 	}
-	q := s.queue[0]
-	s.queue = s.queue[1:]
-	s.publish("queued", map[string]any{"queued": append([]Queued{}, s.queue...)})
+	q := s.doc.Queued[0]
 	return &q
 }
 
