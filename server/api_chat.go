@@ -124,9 +124,6 @@ func (s *Server) listModels(c echo.Context) error {
 type hubPublisher struct{ h *Hub }
 
 func (p hubPublisher) Publish(id, name string, data any) {
-	if d, ok := data.(live.TextDelta); ok {
-		data = TextDelta{Message: d.Message, Text: d.Text}
-	}
 	p.h.Publish(id, Event{Name: name, Data: data})
 }
 

@@ -166,6 +166,11 @@ func TestChatStreamsAndSaves(t *testing.T) {
 				t.Errorf("stored %+v (usage %+v), streamed %q", textOf(final), final.Usage, streamed)
 			}
 			end := data(t, evs[len(evs)-1])
+			// The live total is the document's, as the page counts it.
+			doc, _ = cs.sessions.Load(s.ID)
+			if su := end["session_usage"].(map[string]any); su["input_tokens"] != float64(doc.Usage().InputTokens) {
+				t.Errorf("turn.end session_usage %v, document %+v", su, doc.Usage())
+			}
 			if end["stop_reason"] != "end_turn" || end["usage"].(map[string]any)["output_tokens"] != float64(60) {
 				t.Errorf("turn.end %v", end)
 			}

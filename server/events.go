@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/r3labs/sse/v2"
+
+	"myco/server/live"
 )
 
 // Hub owns one event stream per session, created on first use and kept for
@@ -99,18 +101,11 @@ func (h *Hub) sendSnapshot(id string) {
 	h.Publish(id, Event{Name: "snapshot", Data: snap})
 }
 
-// TextDelta is the payload of a text.delta event; consecutive deltas of one
-// message merge.
-type TextDelta struct {
-	Message string `json:"message"`
-	Text    string `json:"text"`
-}
-
 func (p *publisher) enqueue(ev Event) {
 	p.mu.Lock()
-	if d, ok := ev.Data.(TextDelta); ok && ev.Name == "text.delta" && len(p.queue) > 0 {
+	if d, ok := ev.Data.(live.TextDelta); ok && ev.Name == "text.delta" && len(p.queue) > 0 {
 		last := &p.queue[len(p.queue)-1]
-		if ld, ok := last.Data.(TextDelta); ok && last.Name == "text.delta" && ld.Message == d.Message {
+		if ld, ok := last.Data.(live.TextDelta); ok && last.Name == "text.delta" && ld.Message == d.Message {
 			ld.Text += d.Text
 			last.Data = ld
 			p.mu.Unlock()

@@ -30,3 +30,16 @@ func TestResultText(t *testing.T) {
 		})
 	}
 }
+
+func TestDocumentUsageCountsCarriedMessagesOnce(t *testing.T) {
+	u := func(in, out int64) *session.Usage { return &session.Usage{InputTokens: in, OutputTokens: out, CacheReadInputTokens: 1} }
+	answer := session.Message{ID: "a2", Role: "assistant", Usage: u(200, 20)}
+	doc := &session.Document{Threads: []session.Thread{
+		{Messages: []session.Message{{ID: "a1", Role: "assistant", Usage: u(100, 10)}, answer}},
+		{Messages: []session.Message{answer, {ID: "a3", Role: "assistant", Usage: u(50, 5)}}},
+	}}
+	got := doc.Usage()
+	if got.InputTokens != 350 || got.OutputTokens != 35 || got.CacheReadInputTokens != 3 {
+		t.Errorf("Usage() = %+v, want in 350, out 35, cache read 3", got)
+	}
+}

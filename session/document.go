@@ -146,6 +146,27 @@ func (d *Document) MessageCount() int {
 	return n
 }
 
+// Usage adds up the token usage of every response in the session. A
+// message carried into a successor thread by compaction appears in both
+// threads under one ID and is counted once.
+func (d *Document) Usage() Usage {
+	var u Usage
+	seen := map[string]bool{}
+	for _, t := range d.Threads {
+		for _, m := range t.Messages {
+			if m.Usage == nil || (m.ID != "" && seen[m.ID]) {
+				continue
+			}
+			seen[m.ID] = true
+			u.InputTokens += m.Usage.InputTokens
+			u.OutputTokens += m.Usage.OutputTokens
+			u.CacheReadInputTokens += m.Usage.CacheReadInputTokens
+			u.CacheCreationInputTokens += m.Usage.CacheCreationInputTokens
+		}
+	}
+	return u
+}
+
 // ImageRefs calls fn with the SHA-256 of every image block that refers to
 // the image store, in every thread.
 func (d *Document) ImageRefs(fn func(sha string)) {

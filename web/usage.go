@@ -17,25 +17,11 @@ type UsageView struct {
 	CacheWrite int64
 }
 
-// sessionUsage adds up the usage of every response in doc. A message
-// carried into a successor thread by compaction appears in both threads
-// under one ID and is counted once.
+// sessionUsage is the session's token total, as session.Document.Usage
+// counts it.
 func sessionUsage(doc *session.Document) UsageView {
-	var u UsageView
-	seen := map[string]bool{}
-	for _, t := range doc.Threads {
-		for _, m := range t.Messages {
-			if m.Usage == nil || (m.ID != "" && seen[m.ID]) {
-				continue
-			}
-			seen[m.ID] = true
-			u.Input += m.Usage.InputTokens
-			u.Output += m.Usage.OutputTokens
-			u.CacheRead += m.Usage.CacheReadInputTokens
-			u.CacheWrite += m.Usage.CacheCreationInputTokens
-		}
-	}
-	return u
+	u := doc.Usage()
+	return UsageView{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadInputTokens, CacheWrite: u.CacheCreationInputTokens}
 }
 
 // Text is the usage in one line: "in 1,234 · out 56 · cache 1,000". Cache

@@ -62,7 +62,6 @@ type Session struct {
 	resumed   bool // the session had messages before this process opened it
 	toldShell bool
 	touched   time.Time
-	usage     session.Usage // this live session's total
 	// contextUsed is the context the last model call reported; autoOff,
 	// when set, says why automatic compaction is off for this live session.
 	contextUsed int
@@ -135,9 +134,10 @@ type Snapshot struct {
 }
 
 type usageView struct {
-	InputTokens          int64 `json:"input_tokens"`
-	OutputTokens         int64 `json:"output_tokens"`
-	CacheReadInputTokens int64 `json:"cache_read_input_tokens"`
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
 // Snapshot returns the live state.
@@ -147,7 +147,7 @@ func (s *Session) Snapshot() Snapshot {
 	snap := Snapshot{
 		Status: s.status, Detail: s.detail, Title: s.doc.Title, Model: s.doc.Model, Turn: s.turn,
 		Approvals: make([]*approval, 0, len(s.approvals)), Queued: append([]Queued{}, s.doc.Queued...),
-		Usage: usageOf(s.usage), Context: s.contextView(),
+		Usage: usageOf(s.doc.Usage()), Context: s.contextView(),
 	}
 	if s.partial != nil {
 		snap.Partial = &partial{Message: s.partial.Message, Text: s.partial.text.String()}
@@ -162,7 +162,10 @@ func (s *Session) Snapshot() Snapshot {
 }
 
 func usageOf(u session.Usage) usageView {
-	return usageView{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
+	return usageView{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadInputTokens: u.CacheReadInputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+	}
 }
 
 // ErrSessionClosed means the live session was closed (idle, released for

@@ -75,8 +75,9 @@ func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) 
 	s.mu.Lock()
 	s.turn, s.cancel, s.partial = "", nil, nil
 	s.status, s.detail = StatusIdle, ""
-	addUsage(&s.usage, usage)
-	sessionUsage := s.usage
+	// The session's total is derived from the document, so the tab's live
+	// figure and the page's agree (carried messages counted once).
+	sessionUsage := s.doc.Usage()
 	for id, a := range s.approvals {
 		delete(s.approvals, id)
 		close(a.decided)
