@@ -32,7 +32,9 @@ func TestResultText(t *testing.T) {
 }
 
 func TestDocumentUsageCountsCarriedMessagesOnce(t *testing.T) {
-	u := func(in, out int64) *session.Usage { return &session.Usage{InputTokens: in, OutputTokens: out, CacheReadInputTokens: 1} }
+	u := func(in, out int64) *session.Usage {
+		return &session.Usage{InputTokens: in, OutputTokens: out, CacheReadInputTokens: 1}
+	}
 	answer := session.Message{ID: "a2", Role: "assistant", Usage: u(200, 20)}
 	doc := &session.Document{Threads: []session.Thread{
 		{Messages: []session.Message{{ID: "a1", Role: "assistant", Usage: u(100, 10)}, answer}},
