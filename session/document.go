@@ -80,13 +80,17 @@ type Thread struct {
 // Message follows the Anthropic Messages shape plus bookkeeping: an ID, the
 // time, and whether a person typed it.
 type Message struct {
-	ID         string         `json:"id"`
-	Role       string         `json:"role"`
-	At         time.Time      `json:"at,omitzero"`
-	Human      bool           `json:"human,omitzero"`
-	Model      string         `json:"model,omitempty"`
-	StopReason string         `json:"stop_reason,omitempty"`
-	Usage      *Usage         `json:"usage,omitempty"`
+	ID         string    `json:"id"`
+	Role       string    `json:"role"`
+	At         time.Time `json:"at,omitzero"`
+	Human      bool      `json:"human,omitzero"`
+	Model      string    `json:"model,omitempty"`
+	StopReason string    `json:"stop_reason,omitempty"`
+	Usage      *Usage    `json:"usage,omitempty"`
+	// ReplacedBy, on an answer that failed or was interrupted, names the
+	// answer of the retry that replaced it: the model no longer sees it,
+	// the page shows it folded, and it is never deleted.
+	ReplacedBy string         `json:"replaced_by,omitempty"`
 	Content    []Block        `json:"content"`
 	Unknown    jsontext.Value `json:",embed"`
 }
@@ -126,7 +130,11 @@ type Block struct {
 	IsError    bool           `json:"is_error,omitzero"`
 	Content    jsontext.Value `json:"content,omitzero"`
 	DurationMS int64          `json:"duration_ms,omitzero"`
-	Unknown    jsontext.Value `json:",embed"`
+	// Interrupted marks a tool_result recorded for a call that myco
+	// stopped, or that was running when myco itself stopped (a crash):
+	// Content then holds the output so far.
+	Interrupted bool           `json:"interrupted,omitzero"`
+	Unknown     jsontext.Value `json:",embed"`
 }
 
 // Block types.
