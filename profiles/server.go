@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"myco/internal/atomicfile"
 )
 
 // ServerInfo is server.json: how to reach the profile's running server.
@@ -24,7 +26,7 @@ func WriteServerInfo(path string, info ServerInfo) error {
 	if err != nil {
 		return fmt.Errorf("write server info: %w", err)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Perm: fileMode}); err != nil {
 		return fmt.Errorf("write server info %s: %w", path, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+
+	"myco/internal/atomicfile"
 )
 
 // Approval values for Approvals.Bash and Approvals.Edit.
@@ -170,7 +172,7 @@ func SaveSettings(path string, s Settings) error {
 	if err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Perm: fileMode}); err != nil {
 		return fmt.Errorf("save settings %s: %w", path, err)
 	}
 	return nil

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"myco/internal/atomicfile"
 )
 
 // Change is a write prepared for approval: the file as it is, what will
@@ -194,66 +194,18 @@ func plural(n int, word string) string {
 const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 // writeAtomic replaces path with data so that a crash leaves the old file
-// or the new one: temp file in the same folder, fsync, rename, fsync the
-// folder. old is the file replaced, nil for a new one: its mode is kept,
-// and its owner when the process may set it. A new file is created with
-// 0666 less the umask, as an editor would.
+// or the new one (package atomicfile). old is the file replaced, nil for a
+// new one: its mode is kept, and its owner when the process may set it. A
+// new file is created with 0666 less the umask, as an editor would.
 func writeAtomic(path string, data []byte, old fs.FileInfo) error {
-	dir, name := filepath.Split(path)
-	perm := fs.FileMode(0o666)
-	if old != nil {
-		perm = 0o600 // until the end: the data is no more readable than the old file
+	if old == nil {
+		return atomicfile.Write(path, data, atomicfile.Options{Perm: 0o666})
 	}
-	f, err := createTemp(dir, name, perm)
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if old != nil {
+	// 0600 until the end: the data is no more readable than the old file.
+	return atomicfile.Write(path, data, atomicfile.Options{Perm: 0o600, Prepare: func(f *os.File) error {
 		if st, isUnix := old.Sys().(*syscall.Stat_t); isUnix && (int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid()) {
 			_ = f.Chown(int(st.Uid), int(st.Gid)) // only root may give a file away; a group may still take
 		}
-		if err := f.Chmod(old.Mode() & keptMode); err != nil {
-			return err
-		}
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		defer d.Close()
-		return d.Sync()
-	}
-	return nil
-}
-
-// createTemp makes a new hidden file beside name. os.CreateTemp always
-// uses mode 0600; a new file wants the umask's say.
-func createTemp(dir, name string, perm fs.FileMode) (*os.File, error) {
-	for range 100 {
-		tmp := filepath.Join(dir, "."+name+".myco-"+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, err
-	}
-	return nil, errors.New("no free temp file name")
+		return f.Chmod(old.Mode() & keptMode)
+	}})
 }

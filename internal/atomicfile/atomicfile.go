@@ -1,0 +1,138 @@
+// Package atomicfile replaces files so that a crash leaves the old file or
+// the new one, never a mix: the one way myco writes a whole file (session
+// documents, settings, server.json, the agent's file edits).
+//
+// renameio/v2 does the same but skips the fsync of the folder, without
+// which a rename may not survive a power cut; hence these few lines.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TempPrefix starts the name of every temp file Write makes; Sweep removes
+// those a crash left behind.
+const TempPrefix = ".tmp-"
+
+// Options tune Write. The zero value writes a private (0600) file.
+type Options struct {
+	// Perm is the mode the temp file is created with (the umask applies);
+	// 0600 when zero.
+	Perm fs.FileMode
+	// Prepare, when set, runs on the temp file after the data is written
+	// and before it is synced: to chown or chmod it like the file it
+	// replaces.
+	Prepare func(*os.File) error
+}
+
+// Write replaces path with data: temp file in the same folder, write,
+// fsync, rename, fsync the folder. On failure the temp file is removed
+// and path is untouched.
+func Write(path string, data []byte, opts Options) error {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	perm := opts.Perm
+	if perm == 0 {
+		perm = 0o600
+	}
+	f, err := createTemp(dir, name, perm)
+	if err != nil {
+		return fmt.Errorf("create temp file: %w", err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write temp file: %w", err)
+	}
+	if opts.Prepare != nil {
+		if err := opts.Prepare(f); err != nil {
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync temp file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close temp file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	ok = true
+	return SyncDir(dir)
+}
+
+// createTemp makes a new file beside name with perm (os.CreateTemp always
+// uses 0600; a new file of the person's wants the umask's say).
+func createTemp(dir, name string, perm fs.FileMode) (*os.File, error) {
+	for range 100 {
+		tmp := filepath.Join(dir, TempPrefix+name+"-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, errors.New("no free temp file name")
+}
+
+// SyncDir makes a rename or a new entry in dir durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open folder for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
+	}
+	return nil
+}
+
+// IsTemp reports whether name is a temp file of Write, for name (any name
+// when name is empty).
+func IsTemp(entry, name string) bool {
+	return strings.HasPrefix(entry, TempPrefix+name)
+}
+
+// Sweep removes temp files in dir older than maxAge whose name starts with
+// TempPrefix+name (every temp file when name is empty): a younger one may
+// belong to a write in progress in another process.
+func Sweep(dir, name string, maxAge time.Duration) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		if !IsTemp(e.Name(), name) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < maxAge {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove leftover temp file: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package atomicfile_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"myco/internal/atomicfile"
+)
+
+func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "doc.json")
+	for _, data := range []string{"one", "two, longer"} {
+		if err := atomicfile.Write(path, []byte(data), atomicfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != data {
+			t.Fatalf("read %q, %v; want %q", got, err, data)
+		}
+	}
+	info, _ := os.Stat(path)
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", info.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("folder holds %d entries, want only the file", len(entries))
+	}
+}
+
+func TestWriteFailureKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "doc.json")
+	os.WriteFile(path, []byte("old"), 0o600)
+	err := atomicfile.Write(path, []byte("new"), atomicfile.Options{Prepare: func(*os.File) error { return os.ErrPermission }})
+	if err == nil {
+		t.Fatal("Write succeeded although Prepare failed")
+	}
+	got, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	if string(got) != "old" || len(entries) != 1 {
+		t.Errorf("after a failed write: file %q, %d entries; want old, 1", got, len(entries))
+	}
+}
+
+func TestSweep(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, atomicfile.TempPrefix+"a.json-1")
+	young := filepath.Join(dir, atomicfile.TempPrefix+"a.json-2")
+	other := filepath.Join(dir, atomicfile.TempPrefix+"b.json-1")
+	for _, p := range []string{old, young, other} {
+		os.WriteFile(p, nil, 0o600)
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(old, past, past)
+	os.Chtimes(other, past, past)
+	if err := atomicfile.Sweep(dir, "a.json", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{old: false, young: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
