@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"myco/e2e/internal/mycotest"
 )
 
 // turnTimeout bounds one turn, from the POST to turn.end.
@@ -30,7 +32,7 @@ func (c *client) newSession(ctx context.Context) (string, error) {
 	var header struct {
 		ID string `json:"id"`
 	}
-	if err := c.postJSON(ctx, "/api/sessions", map[string]any{}, http.StatusCreated, &header); err != nil {
+	if err := c.PostJSON(ctx, "/api/sessions", map[string]any{}, http.StatusCreated, &header); err != nil {
 		return "", err
 	}
 	if header.ID == "" {
@@ -40,20 +42,20 @@ func (c *client) newSession(ctx context.Context) (string, error) {
 }
 
 // turn sends text to session id and follows the turn on s to its end.
-func (c *client) turn(ctx context.Context, s *stream, id, text string) (turnResult, error) {
+func (c *client) turn(ctx context.Context, s *mycotest.Stream, id, text string) (turnResult, error) {
 	start := time.Now()
 	r := turnResult{sent: start}
 	var posted struct {
 		Turn string `json:"turn"`
 	}
-	if err := c.postJSON(ctx, "/api/sessions/"+id+"/messages", map[string]string{"text": text}, http.StatusAccepted, &posted); err != nil {
+	if err := c.PostJSON(ctx, "/api/sessions/"+id+"/messages", map[string]string{"text": text}, http.StatusAccepted, &posted); err != nil {
 		return r, err
 	}
 	r.accepted = time.Since(start)
 	started := false
 	var got strings.Builder
 	for {
-		ev, err := s.next(ctx, turnTimeout, func(event) bool { return true })
+		ev, err := s.Next(ctx, turnTimeout, func(mycotest.Event) bool { return true })
 		if err != nil {
 			return r, fmt.Errorf("turn %s of %s: %w", posted.Turn, id, err)
 		}
@@ -63,22 +65,22 @@ func (c *client) turn(ctx context.Context, s *stream, id, text string) (turnResu
 			Error      string `json:"error"`
 			StopReason string `json:"stop_reason"`
 		}
-		if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
-			return r, fmt.Errorf("event %s of %s: %w: %s", ev.name, id, err, ev.data)
+		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
+			return r, fmt.Errorf("event %s of %s: %w: %s", ev.Name, id, err, ev.Data)
 		}
 		switch {
-		case ev.name == "turn.start" && data.Turn == posted.Turn:
+		case ev.Name == "turn.start" && data.Turn == posted.Turn:
 			started = true
-		case ev.name == "text.delta" && started:
+		case ev.Name == "text.delta" && started:
 			if r.deltas == 0 {
-				r.firstAt, r.firstDelta = ev.at, ev.at.Sub(start)
+				r.firstAt, r.firstDelta = ev.At, ev.At.Sub(start)
 			}
 			r.deltas++
 			got.WriteString(data.Text)
-		case ev.name == "turn.error" && data.Turn == posted.Turn:
+		case ev.Name == "turn.error" && data.Turn == posted.Turn:
 			return r, fmt.Errorf("turn %s of %s failed: %s", posted.Turn, id, data.Error)
-		case ev.name == "turn.end" && data.Turn == posted.Turn:
-			r.end, r.text, r.stopReason = ev.at.Sub(start), got.String(), data.StopReason
+		case ev.Name == "turn.end" && data.Turn == posted.Turn:
+			r.end, r.text, r.stopReason = ev.At.Sub(start), got.String(), data.StopReason
 			return r, nil
 		}
 	}
@@ -97,7 +99,7 @@ func (c *client) lastText(ctx context.Context, id string) (string, error) {
 			} `json:"messages"`
 		} `json:"threads"`
 	}
-	if err := c.getJSON(ctx, "/api/sessions/"+id, &doc); err != nil {
+	if err := c.GetJSON(ctx, "/api/sessions/"+id, &doc); err != nil {
 		return "", err
 	}
 	if len(doc.Threads) == 0 {
@@ -146,11 +148,11 @@ type concurrentResult struct {
 // message to each at the same moment.
 func (c *client) concurrentTurns(ctx context.Context, n, words int, text string) (concurrentResult, error) {
 	ids := make([]string, n)
-	streams := make([]*stream, n)
+	streams := make([]*mycotest.Stream, n)
 	defer func() {
 		for _, s := range streams {
 			if s != nil {
-				s.close()
+				s.Close()
 			}
 		}
 	}()
@@ -159,7 +161,7 @@ func (c *client) concurrentTurns(ctx context.Context, n, words int, text string)
 		if err != nil {
 			return concurrentResult{}, err
 		}
-		s, err := c.openStream(ctx, id)
+		s, _, err := c.OpenStream(ctx, id)
 		if err != nil {
 			return concurrentResult{}, err
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"myco/e2e/internal/mycotest"
 )
 
 // Targets from docs/PERFORMANCE.md.
@@ -46,12 +48,12 @@ func measure(ctx context.Context, cfg config, home string, r *report, log io.Wri
 	}
 	defer func() {
 		select {
-		case <-m.exited:
+		case <-m.Exited():
 		default: // an error cut the run short
-			m.kill()
+			m.Kill()
 		}
 	}()
-	r.add("startup", fmt.Sprintf("startup, %d sessions (exec to URL line)", cfg.sessions), ms(m.startup), "")
+	r.add("startup", fmt.Sprintf("startup, %d sessions (exec to URL line)", cfg.sessions), ms(m.Startup), "")
 	r.sample("after startup", m)
 	c := newClient(m)
 	if err := measureReads(ctx, cfg, c, r, log); err != nil {
@@ -66,20 +68,20 @@ func measure(ctx context.Context, cfg config, home string, r *report, log io.Wri
 	r.sample("after sequential turns", m)
 	progress(log, "%d concurrent turns", cfg.concurrent)
 	if err := measureConcurrent(ctx, cfg, c, r); err != nil {
-		open.close()
+		open.Close()
 		return err
 	}
 	r.sample("after concurrent turns", m)
 	// What stays open once the client lets go: the live sessions' locks,
 	// the streams still subscribed, the model client's idle connections.
-	c.http.CloseIdleConnections()
+	c.HTTP.CloseIdleConnections()
 	r.idleCPU(m, 3*time.Second)
 	r.sample("3 s idle later, client's idle connections closed", m)
-	warns, errs := m.stderr.counts()
+	warns, errs := m.Log.Counts()
 	r.add("process", "myco log lines at WARN / ERROR", fmt.Sprintf("%d / %d", warns, errs), "")
 	// One stream stays open through the shutdown, as a browser tab would.
-	took, err := m.stop()
-	open.close()
+	took, err := m.Stop()
+	open.Close()
 	r.add("shutdown", "SIGTERM to exit, one event stream open", ms(took), "")
 	if err != nil {
 		r.fail("shutdown: %v", err)
@@ -96,11 +98,11 @@ func baselineStartup(ctx context.Context, cfg config, home, work string, r *repo
 	if err != nil {
 		return fmt.Errorf("empty profile: %w", err)
 	}
-	r.add("startup", "startup, empty profile (exec to URL line)", ms(m.startup), "")
-	if st, err := readProc(m.pid()); err == nil {
+	r.add("startup", "startup, empty profile (exec to URL line)", ms(m.Startup), "")
+	if st, err := readProc(m.PID()); err == nil {
 		r.add("memory", "RSS, empty profile after startup", mb(st.rss), "")
 	}
-	if _, err := m.stop(); err != nil {
+	if _, err := m.Stop(); err != nil {
 		return fmt.Errorf("empty profile: %w", err)
 	}
 	return nil
@@ -110,7 +112,7 @@ func baselineStartup(ctx context.Context, cfg config, home, work string, r *repo
 func measureReads(ctx context.Context, cfg config, c *client, r *report, log io.Writer) error {
 	progress(log, "timing GET /")
 	start := time.Now()
-	page, err := c.get(ctx, "/")
+	page, err := c.Get(ctx, "/")
 	if err != nil {
 		return err
 	}
@@ -151,7 +153,7 @@ func measureList(ctx context.Context, cfg config, c *client, r *report) error {
 		Damaged string `json:"damaged"`
 	}
 	start := time.Now()
-	if err := c.getJSON(ctx, "/api/sessions", &sums); err != nil {
+	if err := c.GetJSON(ctx, "/api/sessions", &sums); err != nil {
 		return err
 	}
 	first := time.Since(start)
@@ -176,12 +178,12 @@ func measureList(ctx context.Context, cfg config, c *client, r *report) error {
 
 // measureTurns runs sequential turns in one new session and returns its
 // stream, still open.
-func measureTurns(ctx context.Context, cfg config, c *client, fake *timedFake, r *report, log io.Writer) (*stream, error) {
+func measureTurns(ctx context.Context, cfg config, c *client, fake *timedFake, r *report, log io.Writer) (*mycotest.Stream, error) {
 	id, err := c.newSession(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.openStream(ctx, id)
+	s, _, err := c.OpenStream(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +196,12 @@ func measureTurns(ctx context.Context, cfg config, c *client, fake *timedFake, r
 			err = c.checkTurn(ctx, id, t, cfg.words)
 		}
 		if err != nil {
-			s.close()
+			s.Close()
 			return nil, fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		ft, ok := fake.chat(n)
 		if !ok || ft.firstDelta.IsZero() {
-			s.close()
+			s.Close()
 			return nil, fmt.Errorf("turn %d: the fake saw no chat request or sent no delta", i+1)
 		}
 		accepted, first, end = append(accepted, t.accepted), append(first, t.firstDelta), append(end, t.end)

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"myco/e2e/internal/mycotest"
 )
 
 // report collects the figures of a run and prints them as Markdown.
@@ -49,27 +51,27 @@ func (r *report) fail(format string, args ...any) {
 
 // sample reads myco's /proc entries; a failure to read them is a failure
 // of the run (myco has died).
-func (r *report) sample(when string, m *myco) {
-	st, err := readProc(m.pid())
+func (r *report) sample(when string, m *mycotest.Server) {
+	st, err := readProc(m.PID())
 	if err != nil {
 		r.fail("read /proc of myco %s: %v", when, err)
 		return
 	}
-	cpu, _ := cpuTime(m.pid())
+	cpu, _ := cpuTime(m.PID())
 	r.samples = append(r.samples, sample{when: when, st: st, cpu: cpu})
 	r.peak = max(r.peak, st.hwm)
 }
 
 // idleCPU measures the CPU myco uses while nothing is asked of it (its
 // file watcher and heartbeats only).
-func (r *report) idleCPU(m *myco, d time.Duration) {
-	before, err := cpuTime(m.pid())
+func (r *report) idleCPU(m *mycotest.Server, d time.Duration) {
+	before, err := cpuTime(m.PID())
 	if err != nil {
 		r.fail("read myco's CPU time: %v", err)
 		return
 	}
 	time.Sleep(d) // nothing to wait on: idling is what is measured
-	after, err := cpuTime(m.pid())
+	after, err := cpuTime(m.PID())
 	if err != nil {
 		r.fail("read myco's CPU time: %v", err)
 		return
