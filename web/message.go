@@ -26,6 +26,9 @@ type MessageView struct {
 	At         time.Time
 	Model      string
 	StopReason string
+	// ReplacedBy names the answer of the retry that replaced this failed
+	// or interrupted one; the page shows this one folded.
+	ReplacedBy string
 	Blocks     []BlockView
 }
 
@@ -56,6 +59,9 @@ type ToolResultView struct {
 	IsError   bool
 	Duration  time.Duration // zero when not recorded
 	Diff      *DiffView     // the change a file tool made or proposed
+	// Interrupted: the call was stopped, or myco stopped under it, and
+	// Output is what it had written by then.
+	Interrupted bool
 }
 
 // NewMessageView returns the view of m on its own: tool results are shown
@@ -111,7 +117,7 @@ func (m MessageView) ShowTime() bool { return m.Human && !m.At.IsZero() }
 func newMessageView(sessionID string, m session.Message, results map[string]*ToolResultView) (MessageView, []string) {
 	v := MessageView{
 		ID: m.ID, Role: m.Role, Human: m.Human, At: m.At,
-		Model: m.Model, StopReason: m.StopReason,
+		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
 	}
 	var paired []string
 	for i, b := range m.Content {
@@ -169,11 +175,12 @@ func newToolCallView(b session.Block) *ToolCallView {
 
 func newToolResultView(b session.Block) *ToolResultView {
 	return &ToolResultView{
-		ToolUseID: b.ToolUseID,
-		Output:    capOutput(b.ResultText()),
-		IsError:   b.IsError,
-		Duration:  time.Duration(b.DurationMS) * time.Millisecond,
-		Diff:      NewDiffView(resultDiff(b)),
+		ToolUseID:   b.ToolUseID,
+		Output:      capOutput(b.ResultText()),
+		IsError:     b.IsError,
+		Duration:    time.Duration(b.DurationMS) * time.Millisecond,
+		Diff:        NewDiffView(resultDiff(b)),
+		Interrupted: b.Interrupted,
 	}
 }
 
@@ -184,7 +191,10 @@ func (r ToolResultView) DurationText() string {
 
 // Status is the one-word outcome shown on a collapsed result.
 func (r ToolResultView) Status() string {
-	if r.IsError {
+	switch {
+	case r.Interrupted:
+		return "interrupted"
+	case r.IsError:
 		return "error"
 	}
 	return "ok"

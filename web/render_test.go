@@ -367,6 +367,57 @@ func TestMessagesFragmentRender(t *testing.T) {
 	}
 }
 
+// A retried answer's failed predecessor stays on the page, folded behind a
+// summary that says why; the person's message and the new answer show as
+// usual, and a call cut short says so.
+func TestReplacedAnswerFolded(t *testing.T) {
+	failed := agent("a1", "Half an answer")
+	failed.StopReason, failed.ReplacedBy = session.StopError, "a2"
+	call := toolUse("a3", "toolu_1", "bash", `{"command":"sleep 9"}`)
+	cut := toolResult("r1", "toolu_1", `"started"`, false, 1500)
+	cut.Content[0].Interrupted = true
+	d := doc(session.Thread{Messages: []session.Message{
+		human("h1", "Explain it"), failed, agent("a2", "The whole answer"), call, cut,
+	}})
+	f, err := web.MessagesFragment(d, 0, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, web.Messages(f))
+	golden(t, "replaced", html)
+	q := parseHTML(t, html)
+
+	folded := byTestID(q, "replaced-answer")
+	if folded.Length() != 1 || !folded.Is("details") {
+		t.Fatalf("%d replaced answers, want one <details>", folded.Length())
+	}
+	if _, open := folded.Attr("open"); open {
+		t.Error("the replaced answer is open; want it folded")
+	}
+	if got := folded.ChildrenFiltered("summary").Text(); got != "Earlier answer, replaced by a retry" {
+		t.Errorf("summary %q", got)
+	}
+	if by, _ := folded.Attr("data-replaced-by"); by != "a2" {
+		t.Errorf("data-replaced-by %q, want a2", by)
+	}
+	if id, _ := folded.Find(`[data-testid="message"]`).Attr("data-message-id"); id != "a1" {
+		t.Errorf("folded message %q, want a1", id)
+	}
+	if !strings.Contains(folded.Text(), "Half an answer") {
+		t.Errorf("folded answer lost its text: %q", folded.Text())
+	}
+	for _, id := range []string{"h1", "a2", "a3"} {
+		m := q.Find(`[data-message-id="` + id + `"]`)
+		if m.Length() != 1 || m.ParentsFiltered("details.replaced").Length() != 0 {
+			t.Errorf("message %s: want it shown once, unfolded", id)
+		}
+	}
+	result := byTestID(q, "tool-result")
+	if v, _ := result.Attr("data-interrupted"); v != "true" || result.Find(".status").Text() != "interrupted" {
+		t.Errorf("a call cut short shows data-interrupted=%q status %q", v, result.Find(".status").Text())
+	}
+}
+
 func TestErrorPage(t *testing.T) {
 	d := parseHTML(t, render(t, web.ErrorPage(404, "No session 1234.")))
 	if got := d.Find("h1").Text(); got != "404 Not Found" {

@@ -298,6 +298,10 @@ func TestNewMessageView(t *testing.T) {
 	stopped.StopReason = session.StopInterrupted
 	failed := agent("b", "")
 	failed.StopReason = session.StopError
+	replaced := agent("r", "half")
+	replaced.StopReason, replaced.ReplacedBy = session.StopError, "r2"
+	cutShort := toolResult("t", "u1", `"partial output"`, false, 2000)
+	cutShort.Content[0].Interrupted = true
 
 	tests := []struct {
 		name string
@@ -326,6 +330,20 @@ func TestNewMessageView(t *testing.T) {
 			in:   stopped,
 			want: web.MessageView{ID: "a", Role: "assistant", At: t0, StopReason: "interrupted", Blocks: []web.BlockView{
 				{Kind: web.KindText, HTML: "<p>half an ans</p>\n"},
+			}},
+		},
+		{
+			name: "replaced by a retry",
+			in:   replaced,
+			want: web.MessageView{ID: "r", Role: "assistant", At: t0, StopReason: "error", ReplacedBy: "r2", Blocks: []web.BlockView{
+				{Kind: web.KindText, HTML: "<p>half</p>\n"},
+			}},
+		},
+		{
+			name: "a tool result cut short keeps its output, marked interrupted",
+			in:   cutShort,
+			want: web.MessageView{ID: "t", Role: "user", Blocks: []web.BlockView{
+				{Kind: web.KindResult, Result: &web.ToolResultView{ToolUseID: "u1", Output: "partial output", Duration: 2 * time.Second, Interrupted: true}},
 			}},
 		},
 	}
