@@ -15,46 +15,51 @@ import (
 // locked by another process, or one with a file in the way in archived/, is
 // refused and nothing changes.
 func (s *Store) Archive(id string) error {
-	return s.withLock(id, func() error {
-		dir, archived, err := s.locate(id)
-		if err != nil {
-			return err
-		}
-		if archived {
+	if _, archived, err := s.locate(id); err != nil {
+		return err
+	} else if archived {
+		return fmt.Errorf("%w: %s", ErrAlreadyArchived, id)
+	}
+	return s.withWriter(id, func(w *Writer) error {
+		if w.Dir() == s.archivedDir {
 			return fmt.Errorf("%w: %s", ErrAlreadyArchived, id)
-		}
-		doc, err := s.loadFrom(dir, id)
-		if err != nil {
-			return err
 		}
 		// A conflict found only when moving would leave the mark set.
 		if _, err := checkMove(id, s.dir, s.archivedDir); err != nil {
 			return err
 		}
-		if !doc.Archived {
-			doc.Archived = true
-			if err := s.saveTo(dir, doc); err != nil {
-				return err
-			}
+		if err := w.setArchived(true); err != nil {
+			return err
 		}
-		return s.moveFiles(id, s.dir, s.archivedDir)
+		if err := s.moveFiles(id, s.dir, s.archivedDir); err != nil {
+			return err
+		}
+		w.moved(s.archivedDir)
+		return nil
 	})
+}
+
+// setArchived sets the archived mark and folds it into the document, so
+// the document alone says where the session belongs.
+func (w *Writer) setArchived(archived bool) error {
+	if _, err := w.Update(func(d *Document) error {
+		d.Archived = archived
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.Fold()
 }
 
 // Restore clears the archived mark (durably, in archived/) and then moves
 // the session's files back to session/. A crash between the two leaves an
 // unmarked document in archived/, which a second Restore finishes.
 func (s *Store) Restore(id string) error {
-	return s.withLock(id, func() error {
-		dir, archived, err := s.locate(id)
-		if err != nil {
-			return err
-		}
-		doc, err := s.loadFrom(dir, id)
-		if err != nil {
-			return err
-		}
-		if !archived && !doc.Archived {
+	return s.withWriter(id, func(w *Writer) error {
+		archived := w.Dir() == s.archivedDir
+		var marked bool
+		w.View(func(d *Document) { marked = d.Archived })
+		if !archived && !marked {
 			return fmt.Errorf("%w: %s", ErrNotArchived, id)
 		}
 		if archived {
@@ -62,16 +67,17 @@ func (s *Store) Restore(id string) error {
 				return err
 			}
 		}
-		if doc.Archived {
-			doc.Archived = false
-			if err := s.saveTo(dir, doc); err != nil {
-				return err
-			}
+		if err := w.setArchived(false); err != nil {
+			return err
 		}
 		if !archived {
 			return nil // it never left session/: clearing the mark was all
 		}
-		return s.moveFiles(id, s.archivedDir, s.dir)
+		if err := s.moveFiles(id, s.archivedDir, s.dir); err != nil {
+			return err
+		}
+		w.moved(s.dir)
+		return nil
 	})
 }
 

@@ -37,6 +37,9 @@ type Document struct {
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
+	// JournalSeq is the sequence number of the last journal record folded
+	// into this document: replaying the journal skips records up to it.
+	JournalSeq int64 `json:"journal_seq,omitzero"`
 	// Threads comes last among known fields, so a reader may stop early.
 	Threads []Thread       `json:"threads"`
 	Unknown jsontext.Value `json:",embed"`

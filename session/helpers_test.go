@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childLock())
 	case "saveloop":
 		os.Exit(childSaveLoop())
+	case "journal":
+		os.Exit(childJournal())
 	default:
 		fmt.Fprintf(os.Stderr, "unknown %s=%q\n", childEnv, os.Getenv(childEnv))
 		os.Exit(2)

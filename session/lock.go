@@ -77,26 +77,6 @@ type heldLock struct {
 	hinted bool
 }
 
-// ErrLockReleased means a save was made through a lock that has been let go.
-var ErrLockReleased = errors.New("writer lock already released")
-
-// Save writes doc like Store.Save, through this held lock: the way the
-// holder of a session writes it. A lock that has been released refuses,
-// so a writer that outlived its lock cannot overwrite a newer document.
-func (l *Lock) Save(doc *Document) error {
-	if doc.ID != l.id {
-		return fmt.Errorf("save session %s through the lock of %s: %w", doc.ID, l.id, ErrInvalidID)
-	}
-	s := l.store
-	mu := s.docMu(l.id)
-	mu.Lock()
-	defer mu.Unlock()
-	if !l.Held() {
-		return fmt.Errorf("save session %s: %w", l.id, ErrLockReleased)
-	}
-	return s.saveWhereItIs(doc)
-}
-
 // Held reports whether the lock is still held.
 func (l *Lock) Held() bool {
 	s := l.store
@@ -160,8 +140,8 @@ func (s *Store) Holds(id string) bool {
 // withLock runs fn holding the document's mutex and a writer lock taken for
 // the call. A session whose lock is held, by another process or by a Lock
 // of this store (a live session), is refused with *LockedError: its holder
-// writes it, through Lock.Save, and nobody else.
-func (s *Store) withLock(id string, fn func() error) error {
+// writes it, through its Writer, and nobody else.
+func (s *Store) withLock(id string, fn func(*Lock) error) error {
 	if err := ValidateID(id); err != nil {
 		return err
 	}
@@ -173,7 +153,7 @@ func (s *Store) withLock(id string, fn func() error) error {
 		return err
 	}
 	defer l.Unlock()
-	return fn()
+	return fn(l)
 }
 
 // writeOwner writes the hint through its own file descriptor: flock belongs

@@ -54,7 +54,10 @@ func TestLockSecondStore(t *testing.T) {
 	s, dir := openStore(t, session.Options{})
 	other := mustOpen(t, dir, session.Options{})
 	me := session.Owner{PID: os.Getpid(), URL: "http://127.0.0.1:4000"}
-	l, err := s.Lock(lockID, me)
+	if err := s.Save(newDoc(lockID, t0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.OpenWriter(lockID, me)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +75,11 @@ func TestLockSecondStore(t *testing.T) {
 	if err := other.Save(newDoc(lockID, t0, 1, 0)); !errors.Is(err, session.ErrLocked) {
 		t.Errorf("Save from the second store = %v, want ErrLocked", err)
 	}
-	// The holder itself saves through its lock, and only through it: a
-	// Save or Update of the same store that does not hold the Lock is
-	// refused, as it would be from another process.
-	if err := l.Save(newDoc(lockID, t0, 1, 0)); err != nil {
-		t.Errorf("Save through the held lock: %v", err)
+	// The holder itself writes through its Writer, and only through it: a
+	// Save or Update of the same store that does not hold it is refused, as
+	// it would be from another process.
+	if err := l.Replace(newDoc(lockID, t0, 1, 0)); err != nil {
+		t.Errorf("Replace through the held writer: %v", err)
 	}
 	if err := s.Save(newDoc(lockID, t0, 1, 0)); !errors.Is(err, session.ErrLocked) {
 		t.Errorf("Save by the store beside its held lock = %v, want ErrLocked", err)
@@ -85,15 +88,15 @@ func TestLockSecondStore(t *testing.T) {
 		t.Errorf("Update by the store beside its held lock = %v, want ErrLocked", err)
 	}
 
-	if err := l.Unlock(); err != nil {
+	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// A lock that was let go cannot write any more.
-	if err := l.Save(newDoc(lockID, t0, 2, 0)); !errors.Is(err, session.ErrLockReleased) {
-		t.Errorf("Save through a released lock = %v, want ErrLockReleased", err)
+	// A writer that was let go cannot write any more.
+	if err := l.Replace(newDoc(lockID, t0, 2, 0)); !errors.Is(err, session.ErrWriterClosed) {
+		t.Errorf("Replace through a closed writer = %v, want ErrWriterClosed", err)
 	}
-	if err := l.Unlock(); err != nil {
-		t.Errorf("second Unlock: %v", err)
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 	if _, held, err := other.Owner(lockID); held || err != nil {
 		t.Errorf("Owner after Unlock = held %v, %v; want free", held, err)

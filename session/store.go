@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,6 +24,7 @@ const ArchivedDir = "archived"
 type Store struct {
 	dir, archivedDir string
 	now              func() time.Time
+	log              *slog.Logger
 
 	mu     sync.Mutex
 	locks  map[string]heldLock
@@ -33,7 +35,8 @@ type Store struct {
 
 // Options tune a Store. The zero value is fine.
 type Options struct {
-	Now func() time.Time // the clock; time.Now when nil
+	Now    func() time.Time // the clock; time.Now when nil
+	Logger *slog.Logger     // slog.Default() when nil
 }
 
 // Open opens the session store in dir, creating it and its archived folder
@@ -47,6 +50,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.log = opts.Logger; s.log == nil {
+		s.log = slog.Default()
 	}
 	for _, d := range []string{s.dir, s.archivedDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -135,13 +141,28 @@ func (s *Store) IsArchived(id string) (bool, error) {
 	return archived, err
 }
 
-// Load reads and checks session id's document, active or archived.
+// Load reads and checks session id's document, active or archived, with
+// the changes its journal holds that are not folded into it yet. What a
+// crash cut short (an answer streaming, a tool running) is kept only when
+// the session is opened for writing (OpenWriter): until then its writer may
+// well be streaming it.
 func (s *Store) Load(id string) (*Document, error) {
 	dir, _, err := s.locate(id)
 	if err != nil {
 		return nil, err
 	}
-	return s.loadFrom(dir, id)
+	doc, err := s.loadFrom(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := readJournal(journalPath(dir, id), doc.JournalSeq)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := replay(doc, recs, false, s.now()); err != nil {
+		return nil, &DamagedError{Path: journalPath(dir, id), Reason: err.Error()}
+	}
+	return doc, nil
 }
 
 func (s *Store) loadFrom(dir, id string) (*Document, error) {
@@ -170,53 +191,65 @@ func (s *Store) loadFrom(dir, id string) (*Document, error) {
 	return doc, nil
 }
 
-// Save writes doc where it lives (a new document goes to the active folder),
-// atomically and durably, under a writer lock taken for the call: a
-// session whose lock is held (by another process, or by a Lock of this
-// store, whose holder saves with Lock.Save) is refused with *LockedError.
+// Save makes doc the whole document of its session, creating it when new,
+// through the session's writer (OpenWriter) for the call: a session whose
+// lock is held (by another process, or by a live session of this store,
+// which changes it through its own Writer) is refused with *LockedError.
 // It refuses to replace a file that changed since this store last saw it
 // and is now damaged.
 func (s *Store) Save(doc *Document) error {
 	if err := ValidateID(doc.ID); err != nil {
 		return err
 	}
-	return s.withLock(doc.ID, func() error { return s.saveWhereItIs(doc) })
-}
-
-// saveWhereItIs saves doc in the folder it lives in (a new document in
-// the active folder); the caller holds the lock and the document's mutex.
-func (s *Store) saveWhereItIs(doc *Document) error {
-	dir, _, err := s.locate(doc.ID)
-	if errors.Is(err, ErrNotFound) {
-		dir = s.dir
-	} else if err != nil {
-		return err
-	}
-	return s.saveTo(dir, doc)
-}
-
-// Update loads session id, applies fn and saves the result, all under the
-// writer lock and the document's mutex, so concurrent updates never lose one
-// another's changes. fn returning an error leaves the document as it was.
-func (s *Store) Update(id string, fn func(*Document) error) (*Document, error) {
-	var doc *Document
-	err := s.withLock(id, func() error {
-		dir, _, err := s.locate(id)
+	return s.withLock(doc.ID, func(lock *Lock) error {
+		if _, _, err := s.locate(doc.ID); errors.Is(err, ErrNotFound) {
+			return s.saveTo(s.dir, doc) // new: nothing to journal
+		}
+		w, err := s.openWriter(lock)
 		if err != nil {
 			return err
 		}
-		if doc, err = s.loadFrom(dir, id); err != nil {
+		err = w.Replace(doc)
+		if cerr := w.finish(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// Update changes header fields of session id (title, links, scratchpad,
+// model, archived) through its writer, taken for the call, so concurrent
+// updates never lose one another's changes. fn returning an error leaves
+// the document as it was. It returns the document after the change.
+func (s *Store) Update(id string, fn func(*Document) error) (*Document, error) {
+	var doc *Document
+	err := s.withWriter(id, func(w *Writer) error {
+		if _, err := w.Update(fn); err != nil {
 			return err
 		}
-		if err := fn(doc); err != nil {
-			return err
-		}
-		return s.saveTo(dir, doc)
+		doc = w.doc
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// withWriter runs fn with session id's writer, taken for the call and
+// folded and let go after it.
+func (s *Store) withWriter(id string, fn func(*Writer) error) error {
+	return s.withLock(id, func(lock *Lock) error {
+		w, err := s.openWriter(lock)
+		if err != nil {
+			return err
+		}
+		err = fn(w)
+		if cerr := w.finish(); err == nil {
+			err = cerr
+		}
+		return err
+	})
 }
 
 func (s *Store) saveTo(dir string, doc *Document) error {

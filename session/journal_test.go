@@ -1,0 +1,258 @@
+package session_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"myco/session"
+)
+
+const journalID = "0193c7b2-0000-7000-8000-0000000000e1"
+
+func openWriter(t testing.TB, s *session.Store, id string) *session.Writer {
+	t.Helper()
+	w, err := s.OpenWriter(id, session.Owner{PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func toolUse(id, useID string) session.Message {
+	return session.Message{ID: id, Role: "assistant", At: t0, StopReason: "tool_use", Content: []session.Block{
+		{Type: session.BlockText, Text: "Running it."},
+		{Type: session.BlockToolUse, ID: useID, Name: "bash", Input: []byte(`{"command":"make"}`)},
+	}}
+}
+
+// childJournal is a session's writer that a test kills: it appends a
+// person's message, a tool call with some output, then streams an answer
+// and says "streaming" once MYCO_TEST_DELTAS deltas are written.
+func childJournal() int {
+	s, err := session.Open(os.Getenv("MYCO_TEST_DIR"), session.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	w, err := s.OpenWriter(journalID, session.Owner{PID: os.Getpid()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	must := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	must(w.Append(textMessage("h1", "user", "build it")))
+	must(w.Append(toolUse("a1", "toolu_1")))
+	must(w.StartTool("toolu_1"))
+	must(w.Output("toolu_1", "compiling...\n"))
+	if os.Getenv("MYCO_TEST_PART") == "tool" {
+		fmt.Println("streaming")
+		select {}
+	}
+	must(w.Append(session.Message{ID: "a1-outcome", Role: "user", At: t0, Content: []session.Block{
+		{Type: session.BlockToolResult, ToolUseID: "toolu_1", Content: []byte(`"ok"`)},
+	}}))
+	must(w.StartPartial(session.Message{ID: "a2", Role: "assistant", At: t0, Model: "m"}))
+	for i := range 50 {
+		must(w.Delta("a2", fmt.Sprintf("word%d ", i)))
+	}
+	fmt.Println("streaming")
+	select {}
+}
+
+// TestJournalSurvivesSIGKILL kills a writer in the middle of an answer and
+// in the middle of a tool run: the next writer keeps the answer so far,
+// marked interrupted, gives the tool call an interrupted outcome with its
+// output, and folds it all into the document.
+func TestJournalSurvivesSIGKILL(t *testing.T) {
+	for _, part := range []string{"answer", "tool"} {
+		t.Run(part, func(t *testing.T) {
+			s, dir := openStore(t, session.Options{})
+			if err := s.Save(newDoc(journalID, t0, 1, 0)); err != nil {
+				t.Fatal(err)
+			}
+			c := startChild(t, "journal", "MYCO_TEST_DIR="+dir, "MYCO_TEST_PART="+part)
+			c.waitLine(t, "streaming")
+			c.kill()
+
+			// Read-only, the journal's whole messages show; work in progress
+			// waits for the writer.
+			doc, err := s.Load(journalID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(doc.Threads[0].Messages); n < 2 {
+				t.Errorf("Load before reopening shows %d messages, want the journal's", n)
+			}
+
+			w := openWriter(t, s, journalID)
+			var msgs []session.Message
+			w.View(func(d *session.Document) { msgs = append(msgs, d.Threads[len(d.Threads)-1].Messages...) })
+			last := msgs[len(msgs)-1]
+			switch part {
+			case "answer":
+				if last.ID != "a2" || last.StopReason != session.StopInterrupted {
+					t.Fatalf("last message %s (%s), want a2 interrupted", last.ID, last.StopReason)
+				}
+				if text := last.Content[0].Text; !strings.HasPrefix(text, "word0 word1") || !strings.HasSuffix(text, "word49 ") {
+					t.Errorf("kept text %q, want all 50 words", text)
+				}
+			case "tool":
+				if len(last.Content) != 1 || last.Content[0].ToolUseID != "toolu_1" {
+					t.Fatalf("last message %+v, want the outcome of toolu_1", last)
+				}
+				b := last.Content[0]
+				var out string
+				json.Unmarshal(b.Content, &out)
+				if !b.IsError || !b.Interrupted || !strings.Contains(out, "compiling...") || !strings.Contains(out, "interrupted") {
+					t.Errorf("outcome %+v (%q), want an interrupted error with the output so far", b, out)
+				}
+			}
+			// Folded: the document alone holds it, the journal is empty.
+			w.Close()
+			data, err := os.ReadFile(filepath.Join(dir, journalID+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"interrupted"`) {
+				t.Errorf("document after reopening lacks the interrupted part")
+			}
+			if info, err := os.Stat(filepath.Join(dir, journalID+".journal")); err == nil && info.Size() > 0 {
+				t.Errorf("journal still holds %d bytes after the fold", info.Size())
+			}
+			if left := tempFiles(t, dir); len(left) > 0 {
+				t.Errorf("temp files left: %v", left)
+			}
+		})
+	}
+}
+
+// TestRepairLegacyToolUse: a document written before the journal, with a
+// tool call and no outcome (a kill during a tool run), is repaired when
+// opened: every message is kept and the call gets an outcome.
+func TestRepairLegacyToolUse(t *testing.T) {
+	s, _ := openStore(t, session.Options{})
+	doc := newDoc(journalID, t0, 1, 0)
+	doc.Threads[0].Messages = []session.Message{
+		textMessage("h1", "user", "build it"), toolUse("a1", "toolu_1"), textMessage("h2", "user", "hello?"),
+	}
+	if err := s.Save(doc); err != nil {
+		t.Fatal(err)
+	}
+	w := openWriter(t, s, journalID)
+	var ids []string
+	var outcome session.Block
+	w.View(func(d *session.Document) {
+		for _, m := range d.Threads[0].Messages {
+			ids = append(ids, m.ID)
+			if len(m.Content) > 0 && m.Content[0].Type == session.BlockToolResult {
+				outcome = m.Content[0]
+			}
+		}
+	})
+	if got, want := strings.Join(ids, " "), "h1 a1 a1-outcome h2"; got != want {
+		t.Errorf("messages %q, want %q", got, want)
+	}
+	if outcome.ToolUseID != "toolu_1" || !outcome.Interrupted || !strings.Contains(string(outcome.Content), "Not run") {
+		t.Errorf("outcome %+v", outcome)
+	}
+}
+
+func TestJournalDamage(t *testing.T) {
+	tests := []struct {
+		name    string
+		journal string
+		damaged bool
+		msgs    int
+	}{
+		{"last line cut short is ignored", `{"seq":1,"op":"message","message":{"id":"m1","role":"user","content":[]}}` + "\n" + `{"seq":2,"op":"mess`, false, 1},
+		{"a bad line in the middle damages the session", `{"seq":1,"op":"message","message":{"id":"m1","role":"user","content":[]}}` + "\nnot json\n" + `{"seq":3,"op":"header","header":{"title":"x"}}` + "\n", true, 0},
+		{"records already folded are skipped", `{"seq":1,"op":"message","message":{"id":"m0","role":"user","content":[]}}` + "\n" + `{"seq":2,"op":"message","message":{"id":"m1","role":"user","content":[]}}` + "\n", false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, dir := openStore(t, session.Options{})
+			doc := newDoc(journalID, t0, 1, 0)
+			if strings.Contains(tt.name, "folded") {
+				doc.JournalSeq = 1
+			}
+			if err := s.Save(doc); err != nil {
+				t.Fatal(err)
+			}
+			jpath := filepath.Join(dir, journalID+".journal")
+			writeFile(t, jpath, tt.journal)
+			before := freeze(t, filepath.Join(dir, journalID+".json"))
+			got, err := s.Load(journalID)
+			if tt.damaged {
+				if !errors.Is(err, session.ErrDamaged) {
+					t.Fatalf("Load = %v, want ErrDamaged", err)
+				}
+				if _, err := s.OpenWriter(journalID, session.Owner{PID: os.Getpid()}); !errors.Is(err, session.ErrDamaged) {
+					t.Fatalf("OpenWriter = %v, want ErrDamaged", err)
+				}
+				assertUnchanged(t, filepath.Join(dir, journalID+".json"), before)
+				if string(readFile(t, jpath)) != tt.journal {
+					t.Error("the damaged journal was changed")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(got.Threads[0].Messages); n != tt.msgs {
+				t.Errorf("%d messages, want %d", n, tt.msgs)
+			}
+		})
+	}
+}
+
+// TestWriterSavesWithoutRewriting: a message costs an append to the
+// journal, not a rewrite of the document; Close folds it in.
+func TestWriterSavesWithoutRewriting(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	start := realisticDoc(journalID, 50, 400)
+	if err := s.Save(start); err != nil {
+		t.Fatal(err)
+	}
+	docPath := filepath.Join(dir, journalID+".json")
+	before := freeze(t, docPath)
+	w := openWriter(t, s, journalID)
+	for i := range 5 {
+		if err := w.Append(textMessage(fmt.Sprintf("n%d", i), "user", "more")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Update(func(d *session.Document) error { d.Title = "renamed"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	assertUnchanged(t, docPath, before)
+	got, err := s.Load(journalID)
+	if err != nil || got.Title != "renamed" {
+		t.Fatalf("Load while open: title %q, %v", got.Title, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(dir, journalID+".journal"), &st); err == nil {
+		t.Errorf("an empty journal was left behind (%d bytes)", st.Size)
+	}
+	if err := w.Append(textMessage("late", "user", "x")); !errors.Is(err, session.ErrWriterClosed) {
+		t.Errorf("Append after Close = %v, want ErrWriterClosed", err)
+	}
+	got, _ = s.Load(journalID)
+	if got.Title != "renamed" || got.MessageCount() != start.MessageCount()+5 {
+		t.Errorf("after Close: title %q, %d messages", got.Title, got.MessageCount())
+	}
+}

@@ -1,0 +1,510 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+)
+
+// Writer is the one way a session changes. It holds the session's writer
+// lock and the document as it stands; every change is a journal record,
+// appended to <id>.journal and applied to the document in one step
+// (commit). Fold writes the document with every record in it and empties
+// the journal. So a saved message costs one short append whatever the size
+// of the session, and a crash loses nothing that reached the journal.
+//
+// Appends are written at once (a SIGKILL loses none of them); a durable
+// change (a whole message, a header change) is fsynced before its method
+// returns, text deltas and tool output at most a second later. No fsync
+// runs under the writer's mutex.
+type Writer struct {
+	store *Store
+	lock  *Lock
+	id    string
+	log   *slog.Logger
+
+	mu      sync.Mutex // guards everything below, and the document
+	dir     string
+	doc     *Document
+	journal *os.File
+	seq     int64 // the last record written
+	folded  int64 // the last record in the document on disk
+	dirty   bool  // records written since the last fsync
+	// replaced: the document was replaced whole (Replace), so a fold is
+	// due even with nothing in the journal.
+	replaced bool
+	closed   bool
+
+	foldMu sync.Mutex // one fold at a time
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// ErrWriterClosed means a change was made through a writer that was
+// closed: its lock is gone, and someone else may write the session now.
+var ErrWriterClosed = errors.New("the session's writer is closed")
+
+// syncEvery is how often text and tool output reach the disk for sure.
+const syncEvery = time.Second
+
+// OpenWriter takes session id's writer lock and reads its document,
+// replaying the journal; what a crash cut short is kept (an interrupted
+// answer, the outcome of an interrupted tool call) and folded into the
+// document at once. A session locked elsewhere gives *LockedError; a
+// damaged one is refused and left as it is.
+func (s *Store) OpenWriter(id string, owner Owner) (*Writer, error) {
+	lock, err := s.Lock(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.openWriter(lock)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (s *Store) openWriter(lock *Lock) (*Writer, error) {
+	id := lock.ID()
+	dir, _, err := s.locate(id)
+	if err != nil {
+		return nil, err
+	}
+	// The lock is held: no write of this session is in progress anywhere,
+	// so any temp file of it is a crash's leftover.
+	if err := sweepSessionTemp(dir, id); err != nil {
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	doc, err := s.loadFrom(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := readJournal(journalPath(dir, id), doc.JournalSeq)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := replay(doc, recs, true, s.now().UTC())
+	if err != nil {
+		return nil, &DamagedError{Path: journalPath(dir, id), Reason: err.Error()}
+	}
+	seq := doc.JournalSeq
+	if n := len(recs); n > 0 {
+		seq = max(seq, recs[n-1].Seq)
+	}
+	w := &Writer{
+		store: s, lock: lock, id: id, log: s.log, dir: dir, doc: doc,
+		seq: seq, folded: doc.JournalSeq, stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	if changed || len(recs) > 0 {
+		w.replaced = true
+		if err := w.Fold(); err != nil {
+			return nil, err
+		}
+	}
+	go w.syncLoop()
+	return w, nil
+}
+
+// ID is the session's ID.
+func (w *Writer) ID() string { return w.id }
+
+// View calls fn with the document as it stands. fn must not keep it or
+// change it.
+func (w *Writer) View(fn func(*Document)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fn(w.doc)
+}
+
+// commit writes r to the journal and applies it to the document; the
+// caller holds w.mu. It is the one place a session changes.
+func (w *Writer) commit(r *Record) error {
+	if w.closed {
+		return fmt.Errorf("change session %s: %w", w.id, ErrWriterClosed)
+	}
+	r.Seq = w.seq + 1
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("change session %s: %w", w.id, err)
+	}
+	// Check before writing: a record the document refuses must not reach
+	// the journal, where a replay would refuse it too.
+	if err := checkRecord(w.doc, r); err != nil {
+		return fmt.Errorf("change session %s: %w", w.id, err)
+	}
+	if w.journal == nil {
+		// Opened on the first change: a session only read has no journal.
+		f, err := os.OpenFile(journalPath(w.dir, w.id), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("change session %s: open journal: %w", w.id, err)
+		}
+		w.journal = f
+	}
+	if _, err := w.journal.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("change session %s: write journal: %w", w.id, err)
+	}
+	w.seq = r.Seq
+	w.dirty = true
+	return applyRecord(w.doc, r)
+}
+
+// checkRecord refuses what applyRecord would refuse, without changing d.
+func checkRecord(d *Document, r *Record) error {
+	switch r.Op {
+	case OpMessage:
+		if r.Message == nil {
+			return errors.New("message record without a message")
+		}
+		if latest := max(len(d.Threads)-1, 0); r.Thread != latest {
+			return fmt.Errorf("%w: message for thread %d, but the latest thread is %d", ErrThreadChanged, r.Thread, latest)
+		}
+	case OpMark:
+		if r.Thread < 0 || r.Thread >= len(d.Threads) {
+			return fmt.Errorf("mark for thread %d, which does not exist", r.Thread)
+		}
+	}
+	return nil
+}
+
+// ErrThreadChanged means a change was meant for a thread that is no
+// longer the latest (a compaction made a successor meanwhile).
+var ErrThreadChanged = errors.New("the thread changed")
+
+// record commits r and, when durable, waits until it is on disk.
+func (w *Writer) record(r *Record, durable bool) error {
+	w.mu.Lock()
+	err := w.commit(r)
+	w.mu.Unlock()
+	if err != nil || !durable {
+		return err
+	}
+	return w.Sync()
+}
+
+// Sync makes every record written so far durable. It holds no lock that
+// a change waits for: concurrent changes go on while the disk works.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	f, dirty := w.journal, w.dirty
+	w.dirty = false
+	w.mu.Unlock()
+	if !dirty || f == nil {
+		return nil
+	}
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+		w.mu.Lock()
+		w.dirty = true
+		w.mu.Unlock()
+		return fmt.Errorf("sync journal of %s: %w", w.id, err)
+	}
+	return nil
+}
+
+func (w *Writer) syncLoop() {
+	defer close(w.done)
+	t := time.NewTicker(syncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			if err := w.Sync(); err != nil {
+				w.log.Warn("journal sync failed", "session", w.id, "err", err)
+			}
+		}
+	}
+}
+
+// Append adds m to the latest thread, durably. dequeue names queued
+// messages that leave the queue in the same step (the message is one of
+// them), so a queued message is never lost nor kept twice.
+func (w *Writer) Append(m Message, dequeue ...string) error {
+	w.mu.Lock()
+	r := &Record{Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m}
+	r.Header = appendHeader(m, w.doc.Queued, dequeue)
+	err := w.commit(r)
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return w.Sync()
+}
+
+// appendHeader is the header change that goes with appending m: the time
+// of the latest change, and the queue without the messages in dequeue.
+func appendHeader(m Message, queued []Queued, dequeue []string) *Header {
+	var h Header
+	if !m.At.IsZero() {
+		at := m.At
+		h.UpdatedAt = &at
+	}
+	if len(dequeue) > 0 {
+		q := make([]Queued, 0, len(queued))
+		for _, x := range queued {
+			if !slices.Contains(dequeue, x.ID) {
+				q = append(q, x)
+			}
+		}
+		h.Queued = &q
+	}
+	if h.UpdatedAt == nil && h.Queued == nil {
+		return nil
+	}
+	return &h
+}
+
+// AppendTo is Append for a caller that read the thread it continues: it
+// fails with ErrThreadChanged when thread is no longer the latest.
+func (w *Writer) AppendTo(thread int, m Message) error {
+	w.mu.Lock()
+	r := &Record{Op: OpMessage, Thread: thread, Message: &m, Header: appendHeader(m, nil, nil)}
+	err := w.commit(r)
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return w.Sync()
+}
+
+// AppendThread adds a successor thread, durably, provided the latest
+// thread is still thread idx holding n messages (what was summarised).
+func (w *Writer) AppendThread(idx, n int, t Thread) error {
+	w.mu.Lock()
+	if len(w.doc.Threads)-1 != idx || len(w.doc.Threads[idx].Messages) != n {
+		w.mu.Unlock()
+		return ErrThreadChanged
+	}
+	err := w.commit(&Record{Op: OpThread, NewThread: &t})
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return w.Sync()
+}
+
+// Mark records that message id of the latest thread was replaced by the
+// answer replacedBy (a retry), durably.
+func (w *Writer) Mark(id, replacedBy string) error {
+	w.mu.Lock()
+	err := w.commit(&Record{Op: OpMark, Thread: len(w.doc.Threads) - 1, ID: id, ReplacedBy: replacedBy})
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return w.Sync()
+}
+
+// Update changes the document through fn, which edits a copy: what fn
+// changed is recorded, durably, as the records that make it (header
+// fields set, messages appended to the latest thread, threads appended).
+// fn may not edit or remove an existing message; those are kept as they
+// were. fn returning an error leaves the document as it was. It returns
+// the header after the change.
+func (w *Writer) Update(fn func(*Document) error) (Summary, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	next := shallowCopy(w.doc)
+	for i := range next.Threads {
+		next.Threads[i].Messages = slices.Clip(next.Threads[i].Messages)
+	}
+	if err := fn(next); err != nil {
+		return Summary{}, err
+	}
+	recs, err := changeRecords(w.doc, next)
+	if err != nil {
+		return Summary{}, err
+	}
+	for _, r := range recs {
+		if err := w.commit(r); err != nil {
+			return Summary{}, err
+		}
+	}
+	sum := w.doc.Summarize()
+	if len(recs) == 0 {
+		return sum, nil
+	}
+	w.mu.Unlock()
+	err = w.Sync()
+	w.mu.Lock()
+	return sum, err
+}
+
+// changeRecords are the records that turn cur into next: messages added
+// at the end of cur's latest thread, new threads, and header fields.
+func changeRecords(cur, next *Document) ([]*Record, error) {
+	if len(next.Threads) < len(cur.Threads) {
+		return nil, errors.New("a change may not remove threads")
+	}
+	var recs []*Record
+	if last := len(cur.Threads) - 1; last >= 0 {
+		have, want := cur.Threads[last].Messages, next.Threads[last].Messages
+		if len(want) < len(have) {
+			return nil, errors.New("a change may not remove messages")
+		}
+		for i := len(have); i < len(want); i++ {
+			recs = append(recs, &Record{Op: OpMessage, Thread: last, Message: &want[i]})
+		}
+	}
+	for i := len(cur.Threads); i < len(next.Threads); i++ {
+		recs = append(recs, &Record{Op: OpThread, NewThread: &next.Threads[i]})
+	}
+	if h := headerChange(cur, next); h != nil {
+		recs = append(recs, &Record{Op: OpHeader, Header: h})
+	}
+	return recs, nil
+}
+
+// StartPartial records that answer m (no content yet) starts streaming.
+func (w *Writer) StartPartial(m Message) error {
+	return w.record(&Record{Op: OpPartial, Message: &m}, false)
+}
+
+// Delta records text streamed into partial answer id. It is written at
+// once and synced within a second.
+func (w *Writer) Delta(id, text string) error {
+	return w.record(&Record{Op: OpDelta, ID: id, Text: text}, false)
+}
+
+// StartTool records that tool call id started running.
+func (w *Writer) StartTool(id string) error {
+	return w.record(&Record{Op: OpTool, ID: id}, false)
+}
+
+// Output records output printed by running tool call id.
+func (w *Writer) Output(id, text string) error {
+	return w.record(&Record{Op: OpOutput, ID: id, Text: text}, false)
+}
+
+// Fold writes the document with every record in it, atomically, and
+// empties the journal when nothing was written meanwhile. The document is
+// encoded from a snapshot, outside the writer's mutex: changes go on while
+// a large session is written.
+func (w *Writer) Fold() error {
+	w.foldMu.Lock()
+	defer w.foldMu.Unlock()
+	w.mu.Lock()
+	if w.folded == w.seq && !w.replaced {
+		w.mu.Unlock()
+		return nil
+	}
+	w.replaced = false
+	snap := shallowCopy(w.doc)
+	snap.JournalSeq = w.seq
+	seq, dir := w.seq, w.dir
+	w.mu.Unlock()
+	if err := w.store.saveTo(dir, snap); err != nil {
+		w.mu.Lock()
+		w.replaced = true // still due
+		w.mu.Unlock()
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.folded = seq
+	w.doc.JournalSeq = seq
+	if w.seq == seq {
+		if w.journal == nil {
+			// Left by a crash and replayed at open: nothing else is in it.
+			if err := os.Truncate(journalPath(dir, w.id), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("empty journal of %s: %w", w.id, err)
+			}
+			return nil
+		}
+		// Everything is in the document: start the journal afresh. Had a
+		// crash come first, replay would skip these records by their seq.
+		if err := w.journal.Truncate(0); err != nil {
+			return fmt.Errorf("empty journal of %s: %w", w.id, err)
+		}
+	}
+	return nil
+}
+
+// Replace makes doc the whole document (an import, a repair by hand) and
+// writes it at once.
+func (w *Writer) Replace(doc *Document) error {
+	if doc.ID != w.id {
+		return fmt.Errorf("replace session %s with document %s: %w", w.id, doc.ID, ErrInvalidID)
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return fmt.Errorf("change session %s: %w", w.id, ErrWriterClosed)
+	}
+	w.replaced = true // a fold is due even when the journal is empty
+	w.doc = doc
+	w.mu.Unlock()
+	return w.Fold()
+}
+
+// Dir is the folder the session's files are in.
+func (w *Writer) Dir() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dir
+}
+
+// moved tells the writer its files are now in dir (archive, restore).
+func (w *Writer) moved(dir string) {
+	w.mu.Lock()
+	w.dir = dir
+	w.mu.Unlock()
+}
+
+// Close folds the journal into the document and lets the writer lock go.
+// After it, every change fails with ErrWriterClosed. It is safe to call
+// more than once.
+func (w *Writer) Close() error {
+	err := w.finish()
+	if uerr := w.lock.Unlock(); err == nil {
+		err = uerr
+	}
+	return err
+}
+
+// finish is Close without letting the lock go (its taker does).
+func (w *Writer) finish() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.mu.Unlock()
+	ferr := w.Fold()
+	w.mu.Lock()
+	w.closed = true
+	f := w.journal
+	w.journal = nil
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	if f != nil {
+		if err := f.Sync(); err != nil && ferr == nil {
+			ferr = err
+		}
+		f.Close()
+	}
+	// An empty journal says nothing: leave the folder as tidy as before.
+	if info, err := os.Stat(journalPath(w.Dir(), w.id)); err == nil && info.Size() == 0 && ferr == nil {
+		os.Remove(journalPath(w.Dir(), w.id))
+	}
+	return ferr
+}
+
+// shallowCopy keeps what a change may replace: the header fields, the list
+// of threads and each thread's list of messages. Changes append messages
+// and threads and set header fields; they never edit a message in place.
+func shallowCopy(d *Document) *Document {
+	c := *d
+	c.Threads = append([]Thread(nil), d.Threads...)
+	c.Links = append([]Link(nil), d.Links...)
+	c.Queued = append([]Queued(nil), d.Queued...)
+	return &c
+}
