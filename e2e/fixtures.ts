@@ -93,6 +93,22 @@ export class Myco {
     return `${this.url}${p}${p.includes('?') ? '&' : '?'}token=${this.token}`;
   }
 
+  // api calls myco's JSON API with the token, as a script would.
+  api(method: string, p: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return fetch(`${this.url}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  // doc is the session's document as GET /api/sessions/{id} returns it.
+  // What the page shows may run ahead of what is saved: read it inside
+  // expect.poll when a UI event is what says it changed.
+  async doc(id: string): Promise<any> {
+    const r = await this.api('GET', `/api/sessions/${id}`);
+    if (!r.ok) throw new Error(`GET /api/sessions/${id}: ${r.status} ${await r.text()}`);
+    return r.json();
+  }
+
   async stop(): Promise<void> {
     if (!this.proc || this.proc.exitCode !== null) return;
     const exited = new Promise((r) => this.proc!.on('exit', r));
@@ -205,9 +221,17 @@ export class FakeLLM {
   }
 
   // requests are the model calls the fake received, as it recorded them.
+  // A page that shows a message says nothing about whether the request
+  // behind it has reached the fake: read them inside expect.poll.
   async requests(): Promise<any[]> {
     const r = await fetch(`${this.url}/_requests`);
     return r.json();
+  }
+
+  // chatRequests are the agent's own calls (they carry tools), without the
+  // title and summary requests that may come before, between or after them.
+  async chatRequests(): Promise<any[]> {
+    return (await this.requests()).filter((r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0);
   }
 
   stop() {

@@ -14,7 +14,11 @@ test('compaction shows as it happens, the gauge reads against the threshold, and
   await input.press('Enter');
   await expect(page.getByTestId('thread-boundary')).toHaveCount(1);
   await expect(page.getByTestId('thread-boundary')).toContainText(/compacted here/i);
+  await expect(page.getByTestId('turn-usage')).toHaveCount(1);
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  // The reload renders from the document, which may be saved a moment
+  // after the page was told.
+  await expect.poll(async () => (await myco.doc(id)).threads.length).toBe(2);
 
   // The same page, reloaded: the earlier thread is collapsed behind its
   // summary and opens on demand; the latest thread carries on.
@@ -30,9 +34,8 @@ test('compaction shows as it happens, the gauge reads against the threshold, and
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   await page.getByTestId('compact-button').click();
   await expect(page.getByTestId('thread-boundary')).toHaveCount(2);
-  const doc = await (await fetch(`${myco.url}/api/sessions/${id}`, { headers: { Authorization: `Bearer ${myco.token}` } })).json();
-  expect(doc.threads.length).toBe(3);
-  expect(doc.threads[0].messages.length).toBe(2);
+  await expect.poll(async () => (await myco.doc(id)).threads.length).toBe(3);
+  expect((await myco.doc(id)).threads[0].messages.length).toBe(2);
 });
 
 test('a failed compaction says so and turns automatic compaction off', async ({ page, myco, fake }) => {

@@ -50,7 +50,7 @@ test('an edit shows its diff for approval, and approval writes it to disk', asyn
 
   await card.locator('[data-decision="once"]').click();
   await expect(lastAgentMessage(page)).toContainText('done');
-  expect(fs.readFileSync(file, 'utf8')).toBe('name = box\ncolour = blue\nsize = 3\n');
+  await expect.poll(() => fs.readFileSync(file, 'utf8')).toBe('name = box\ncolour = blue\nsize = 3\n');
   expect(fs.statSync(file).mode & 0o777).toBe(0o640);
 
   // The outcome on the page carries the diff, coloured, and so does the
@@ -73,10 +73,11 @@ test('denying an edit leaves the file as it was, and the agent is told', async (
   const card = page.getByTestId('approval');
   await expect(card.getByTestId('diff').locator('.line.add')).toHaveText('+colour = blue');
   await card.locator('[data-decision="deny"]').click();
+  // The denial reaches the agent; the last agent call (not a title
+  // request) carries it, and the file is as it was.
+  await expect.poll(async () => JSON.stringify((await fake.chatRequests()).at(-1)?.body)).toContain('denied this change');
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
   expect(fs.readFileSync(file, 'utf8')).toBe('name = box\ncolour = red\n');
-  const reqs = await fake.requests();
-  expect(JSON.stringify(reqs[reqs.length - 1].body)).toContain('denied this change');
   const shown = page.locator('[data-testid="tool-call"][data-tool="edit_file"] [data-testid="tool-result"]');
   await expect(shown).toHaveAttribute('data-is-error', 'true');
 });
@@ -97,8 +98,10 @@ test('a long diff is folded, in the approval and on the page', async ({ page, my
   await expect(rest).toBeVisible();
   await expect(diff.locator('.line.add').last()).toHaveText('+row 100');
   await card.locator('[data-decision="once"]').click();
+  const long = path.join(work, 'sub', 'long.txt');
+  await expect.poll(() => (fs.existsSync(long) ? fs.readFileSync(long, 'utf8').split('\n').length : 0)).toBe(101);
+  await expect(page.locator('[data-testid="tool-call"][data-tool="write_file"] [data-testid="tool-result"]')).toHaveCount(1);
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
-  expect(fs.readFileSync(path.join(work, 'sub', 'long.txt'), 'utf8').split('\n').length).toBe(101);
 
   const shown = page.locator('[data-testid="tool-call"][data-tool="write_file"] [data-testid="diff"]');
   await expect(shown.locator('[data-diff-rest]')).toBeHidden();

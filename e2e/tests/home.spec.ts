@@ -45,9 +45,10 @@ test('archive then restore moves the files and keeps the archived URL archived',
   await page.goto(myco.link('/'));
   await page.getByTestId('session-row').filter({ hasText: 'Archive me' }).getByTestId('archive-button').click();
   await expect(page.getByTestId('session-row')).toHaveCount(0);
+  // The files move after the row goes: wait for each of them.
   await expect.poll(() => myco.exists('archived', `${id}.json`)).toBe(true);
-  expect(myco.exists('archived', `${id}.console`)).toBe(true);
-  expect(myco.exists(`${id}.json`)).toBe(false);
+  await expect.poll(() => myco.exists('archived', `${id}.console`)).toBe(true);
+  await expect.poll(() => myco.exists(`${id}.json`)).toBe(false);
   expect(myco.exists(`${id}.lock`) || !myco.exists('archived', `${id}.lock`)).toBe(true);
 
   // The archived page opens read-only, and opening it does not restore it.
@@ -65,8 +66,8 @@ test('archive then restore moves the files and keeps the archived URL archived',
   await row.getByTestId('restore-button').click();
   await expect(row).toHaveCount(0);
   await expect.poll(() => myco.exists(`${id}.json`)).toBe(true);
-  expect(myco.exists(`${id}.console`)).toBe(true);
-  expect(myco.exists('archived', `${id}.json`)).toBe(false);
+  await expect.poll(() => myco.exists(`${id}.console`)).toBe(true);
+  await expect.poll(() => myco.exists('archived', `${id}.json`)).toBe(false);
 
   await page.goto(`${myco.url}/`);
   await expect(page.getByTestId('session-row')).toHaveCount(1);
