@@ -193,7 +193,8 @@ func TestFailedCompactionTurnsAutoOffUntilManualSuccess(t *testing.T) {
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("fail")
 	st := cs.stream(t, s.ID)
-	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x1]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	// Three failures: the first call and both retries.
+	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x3]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
 	evs := st.until("turn.end")
 	var ctxEv map[string]any
 	for _, ev := range evs {
@@ -227,6 +228,28 @@ func TestFailedCompactionTurnsAutoOffUntilManualSuccess(t *testing.T) {
 	wantStatus(t, cs.send(s.ID, "more [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
 	if n := countEvents(st.until("turn.end"), "compaction.start"); n != 1 {
 		t.Errorf("%d compactions after a manual success turned it back on", n)
+	}
+}
+
+// One transient failure of the summary call is retried like any model
+// call: automatic compaction succeeds and stays on.
+func TestCompactionSummaryIsRetried(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("retried")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:529x1]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	ok := false
+	for _, ev := range evs {
+		if ev.name == "compaction.end" {
+			ok = data(t, ev)["ok"] == true
+		}
+	}
+	if !ok {
+		t.Errorf("compaction after one transient failure did not succeed: %v", names(evs))
+	}
+	if doc, _ := cs.sessions.Load(s.ID); len(doc.Threads) != 2 {
+		t.Errorf("%d threads, want the successor", len(doc.Threads))
 	}
 }
 
@@ -300,7 +323,8 @@ func TestReopenWaitsAndResetsAutoCompaction(t *testing.T) {
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("reopen")
 	st := cs.stream(t, s.ID)
-	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x1]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
+	// Three failures: the first call and both retries.
+	wantStatus(t, cs.send(s.ID, "hello [[summary_fault:500x3]] [[say:ok]] [[usage:in=6000,out=5]]"), http.StatusAccepted)
 	st.until("turn.end") // the compaction failed: auto is off for this live session
 	// Archive and restore close the live session; the next message opens it anew.
 	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/archive", nil), 200)

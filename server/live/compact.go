@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
@@ -40,39 +41,25 @@ var (
 // /stop cancels it. Success turns automatic compaction back on.
 func (s *Session) Compact() error {
 	s.mu.Lock()
-	switch {
-	case s.closed || s.closing:
+	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
-		return ErrSessionClosed
-	case s.turn != "":
+		return err
+	}
+	if s.slot != nil {
 		s.mu.Unlock()
 		return ErrTurnRunning
 	}
-	slot := s.claimLocked()
+	slot := s.claimLocked(slotCompaction)
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(slot.ctx, 10*time.Minute)
 	err := s.compact(ctx, ReasonManual)
 	cancel()
-	s.mu.Lock()
-	s.turn, s.cancel = "", nil
 	if err == nil {
+		s.mu.Lock()
 		s.autoOff = ""
+		s.mu.Unlock()
 	}
-	var next *Queued
-	var nextSlot turnSlot
-	if !s.closing {
-		if next = s.popQueued(); next != nil {
-			nextSlot = s.claimLocked()
-		}
-	}
-	s.mu.Unlock()
-	slot.cancel()
-	close(slot.done)
-	s.publishContext()
-	s.setStatus(StatusIdle, "")
-	if next != nil {
-		s.startQueued(nextSlot, next)
-	}
+	s.release(slot, turnEnd{err: err})
 	return err
 }
 
@@ -115,28 +102,33 @@ func (s *Session) turnAutoOff(reason string) {
 // that only appends it: the predecessor is never edited, and a failure at
 // any step leaves the session as it was.
 func (s *Session) compact(ctx context.Context, reason string) error {
-	s.publish("compaction.start", map[string]string{"reason": reason})
-	s.setStatus(StatusCompacting, reason)
+	s.publish(event.CompactionStart{Reason: reason})
+	s.enter(StatusCompacting, reason)
+	var idx, summarised int
+	var thread session.Thread
 	s.mu.Lock()
-	idx := len(s.doc.Threads) - 1
-	thread := s.doc.Threads[idx]
 	model := s.model()
 	budget := carryBudget(s.threshold())
 	s.mu.Unlock()
-	thread.Messages = append([]session.Message(nil), thread.Messages...)
+	s.w.View(func(d *session.Document) {
+		idx = len(d.Threads) - 1
+		thread = d.Threads[idx]
+		summarised = len(thread.Messages)
+		thread.Messages = seen(thread.Messages)
+	})
 	next, err := s.successor(ctx, model, idx, thread, budget)
 	if err == nil {
-		err = s.appendThread(idx, len(thread.Messages), next)
+		err = s.w.AppendThread(idx, summarised, next)
 	}
 	if err != nil {
-		s.publish("compaction.end", map[string]any{"thread": idx, "ok": false, "error": err.Error()})
+		s.publish(event.CompactionEnd{Thread: idx, Error: err.Error()})
 		return err
 	}
 	s.mu.Lock()
 	s.contextUsed = 0 // unknown until the next call reports it
 	s.mu.Unlock()
-	s.publish("thread.new", map[string]int{"thread": idx + 1})
-	s.publish("compaction.end", map[string]any{"thread": idx + 1, "ok": true, "summary": next.Summary, "carried": next.Carried})
+	s.publish(event.ThreadNew{Thread: idx + 1})
+	s.publish(event.CompactionEnd{Thread: idx + 1, OK: true, Summary: next.Summary, Carried: next.Carried})
 	return nil
 }
 
@@ -156,20 +148,6 @@ func (s *Session) successor(ctx context.Context, model string, idx int, t sessio
 	}, nil
 }
 
-// appendThread saves the document with the successor added, provided the
-// latest thread is still the one summarised, with the messages summarised.
-func (s *Session) appendThread(idx, summarised int, next session.Thread) error {
-	_, err := s.Update(func(d *session.Document) error {
-		if len(d.Threads)-1 != idx || len(d.Threads[idx].Messages) != summarised {
-			return ErrThreadChanged
-		}
-		d.Threads = append(d.Threads, next)
-		d.UpdatedAt = s.m.opts.Now().UTC()
-		return nil
-	})
-	return err
-}
-
 // summarize asks the session's model for the summary of a thread, sent as
 // a transcript in which images are only named: compaction never reads
 // image bytes.
@@ -178,13 +156,21 @@ func (s *Session) summarize(ctx context.Context, model string, t session.Thread)
 	if err != nil {
 		return "", err
 	}
-	resp, err := client.Stream(ctx, llm.Request{
-		Model: modelID, System: compactPrompt, MaxTokens: 4096,
-		Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: transcript(t)}}}},
-	}, func(string) {})
+	// Retried like every model call of a turn: one transient failure must
+	// not turn automatic compaction off.
+	var resp llm.Response
+	err = s.withRetries(ctx, func() error {
+		var err error
+		resp, err = client.Stream(ctx, llm.Request{
+			Model: modelID, System: compactPrompt, MaxTokens: 4096,
+			Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: transcript(t)}}}},
+		}, func(string) {})
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
+	s.enter(StatusCompacting, "")
 	summary := strings.TrimSpace(textOf(resp.Content))
 	if summary == "" {
 		return "", errors.New("the model returned an empty summary")
@@ -192,10 +178,13 @@ func (s *Session) summarize(ctx context.Context, model string, t session.Thread)
 	return summary, nil
 }
 
-// model is the session's model; s.mu is held.
+// model is the session's model, else the settings' default: the one
+// fallback of every model call.
 func (s *Session) model() string {
-	if s.doc.Model != "" {
-		return s.doc.Model
+	var model string
+	s.w.View(func(d *session.Document) { model = d.Model })
+	if model != "" {
+		return model
 	}
 	return s.m.opts.DefaultModel
 }
@@ -212,13 +201,14 @@ func (s *Session) threshold() int {
 // estimateContext guesses the size of the latest thread as the next call
 // will send it.
 func (s *Session) estimateContext() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.doc.Threads[len(s.doc.Threads)-1]
-	n := estimateText(t.Summary) + estimateText(systemPrompt)
-	for _, m := range t.Messages {
-		n += estimateTokens(m)
-	}
+	n := estimateText(systemPrompt)
+	s.w.View(func(d *session.Document) {
+		t := d.Threads[len(d.Threads)-1]
+		n += estimateText(t.Summary)
+		for _, m := range seen(t.Messages) {
+			n += estimateTokens(m)
+		}
+	})
 	return n
 }
 

@@ -1,18 +1,13 @@
 package live
 
 import (
+	"myco/server/event"
 	"myco/session"
 )
 
 // ContextView is what the tab's gauge shows: the context the last call
 // used against the threshold, and whether automatic compaction is on.
-type ContextView struct {
-	Used      int    `json:"used"`
-	Threshold int    `json:"threshold"`
-	Window    int    `json:"window"`
-	Auto      bool   `json:"auto"`
-	OffReason string `json:"off_reason,omitempty"`
-}
+type ContextView = event.Context
 
 // contextView is the gauge's state; s.mu is held.
 func (s *Session) contextView() ContextView {
@@ -41,7 +36,7 @@ func (s *Session) publishContext() {
 	s.mu.Lock()
 	v := s.contextView()
 	s.mu.Unlock()
-	s.publish("context", v)
+	s.publish(v)
 }
 
 // appendContinue asks the agent to go on after a compaction in the middle

@@ -31,7 +31,7 @@ func (s *Session) runReadFile(use session.Block) toolOutcome {
 	if err != nil {
 		return fileFailed("read_file", err)
 	}
-	s.setStatus(StatusTool, "read_file")
+	s.enter(StatusTool, "read_file")
 	res, err := tools.ReadFile(t, in)
 	if err != nil {
 		return fileFailed("read_file", err)
@@ -61,9 +61,8 @@ func (s *Session) runReadFile(use session.Block) toolOutcome {
 // asked for, in the latest thread. A read in an earlier thread may have
 // been compacted away, so it does not count.
 func (s *Session) readView(in tools.ReadInput) string {
-	s.mu.Lock()
-	thread := len(s.doc.Threads) - 1
-	s.mu.Unlock()
+	var thread int
+	s.w.View(func(d *session.Document) { thread = len(d.Threads) - 1 })
 	offset, limit := in.Range()
 	return fmt.Sprintf("thread %d, lines %d+%d", thread, offset, limit)
 }
@@ -130,7 +129,7 @@ func (s *Session) applyChange(ctx context.Context, use session.Block, ch *tools.
 		return withDiff(fileFailed(use.Name, fmt.Errorf("%s leads to %s now, not to %s as when the change was made: read it again",
 			ch.Path, t.Real, ch.Real)))
 	}
-	s.setStatus(StatusTool, use.Name)
+	s.enter(StatusTool, use.Name)
 	st, err := ch.Apply()
 	if err != nil {
 		return withDiff(fileFailed(use.Name, err))

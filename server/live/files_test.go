@@ -16,6 +16,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
@@ -29,9 +30,9 @@ type published struct {
 // recorder is a Publisher that keeps every event for the test to wait on.
 type recorder struct{ ch chan published }
 
-func (r *recorder) Publish(_, name string, data any) {
+func (r *recorder) Publish(_ string, ev event.Event) {
 	select {
-	case r.ch <- published{name, data}:
+	case r.ch <- published{ev.Name(), ev}:
 	default: // a test that does not read events must not block the session
 	}
 }
@@ -172,7 +173,7 @@ func TestReadThenEditAsksWithTheDiffAndRecordsIt(t *testing.T) {
 		done <- s.runTools(context.Background(), []session.Block{toolUse("edit_file", edit("a.txt", "two", "TWO"))})
 	}()
 	ev := e.events.next(t, "tool.approval")
-	a := ev.data.(*approval)
+	a := ev.data.(event.ToolApproval)
 	if !strings.Contains(a.Diff, "-two\n+TWO\n") || !strings.Contains(a.Diff, "+++ "+filepath.Join(e.work, "a.txt")) {
 		t.Errorf("approval diff:\n%s", a.Diff)
 	}
@@ -233,7 +234,7 @@ func TestDenyLeavesTheFileAndSaysSo(t *testing.T) {
 	go func() {
 		done <- s.runTools(context.Background(), []session.Block{toolUse("write_file", map[string]any{"path": "a.txt", "content": "gone\n"})})
 	}()
-	a := e.events.next(t, "tool.approval").data.(*approval)
+	a := e.events.next(t, "tool.approval").data.(event.ToolApproval)
 	if err := s.Approve(a.ToolUseID, DecisionDeny); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestAllowForTheSessionCoversBothFileTools(t *testing.T) {
 	s := e.newSession(t)
 	done := make(chan toolOutcome, 1)
 	go func() { done <- run(t, s, "write_file", map[string]any{"path": "new.txt", "content": "a\n"}) }()
-	a := e.events.next(t, "tool.approval").data.(*approval)
+	a := e.events.next(t, "tool.approval").data.(event.ToolApproval)
 	if err := s.Approve(a.ToolUseID, DecisionSession); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +443,7 @@ func TestALinkChangedWhileWaitingIsNotFollowed(t *testing.T) {
 	run(t, s, "read_file", map[string]any{"path": "link.txt"})
 	done := make(chan toolOutcome, 1)
 	go func() { done <- run(t, s, "edit_file", edit("link.txt", "same", "changed")) }()
-	a := e.events.next(t, "tool.approval").data.(*approval)
+	a := e.events.next(t, "tool.approval").data.(event.ToolApproval)
 	// While the person looks, the link is pointed into a denied folder.
 	if err := os.Remove(link); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,3 @@
-// Package live runs live sessions: a session open in this process owns
-// its writer lock, its shell and its turns, and tells every open tab what
-// happens through the session's event stream.
 package live
 
 import (
@@ -12,13 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
 
 // Publisher sends an event to every tab of a session; it never blocks.
 type Publisher interface {
-	Publish(sessionID, name string, data any)
+	Publish(sessionID string, ev event.Event)
 }
 
 // Models gives the client for a model named "provider/model-id".
@@ -138,16 +136,11 @@ func (m *Manager) Open(id string) (*Session, error) {
 	} else if archived {
 		return nil, fmt.Errorf("session %s is archived: %w", id, ErrReadOnly)
 	}
-	lock, err := m.opts.Store.Lock(id, session.Owner{PID: os.Getpid(), URL: m.opts.OwnerURL})
+	w, err := m.opts.Store.OpenWriter(id, session.Owner{PID: os.Getpid(), URL: m.opts.OwnerURL})
 	if err != nil {
 		return nil, err
 	}
-	doc, err := m.opts.Store.Load(id)
-	if err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	s := newSession(m, doc, lock)
+	s := newSession(m, w)
 	// Messages still queued were saved by a process that ended before their
 	// turns: keep them as the person's messages; reopening runs nothing.
 	s.keepQueued()
@@ -221,6 +214,15 @@ func (m *Manager) Exclusive(id string, fn func() error) error {
 		s.close()
 	}
 	return fn()
+}
+
+// finishArchive closes session id, whose archive waited for its turn to
+// end, and moves its files into the archive.
+func (m *Manager) finishArchive(id string) {
+	err := m.Exclusive(id, func() error { return m.opts.Store.Archive(id) })
+	if err != nil && !errors.Is(err, session.ErrAlreadyArchived) && !errors.Is(err, ErrReadOnly) {
+		m.log.Warn("archive not finished; it is finished at the next start", "session", id, "err", err)
+	}
 }
 
 // Close stops every turn, kills every shell and lets every lock go.

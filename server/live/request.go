@@ -27,13 +27,11 @@ const resumedNote = `This session was resumed in a new myco process: your shell 
 
 // buildRequest assembles the model call for the latest thread.
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
+	model := s.model()
+	var thread session.Thread
+	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
+	msgs := seen(thread.Messages)
 	s.mu.Lock()
-	model := s.doc.Model
-	if model == "" {
-		model = s.m.opts.DefaultModel
-	}
-	thread := s.doc.Threads[len(s.doc.Threads)-1]
-	msgs := append([]session.Message(nil), thread.Messages...)
 	system := fmt.Sprintf(systemPrompt, s.cwd())
 	if s.resumed && !s.toldShell {
 		system += "\n\n" + resumedNote
@@ -61,10 +59,25 @@ func (s *Session) cwd() string {
 			return d
 		}
 	}
-	if s.doc.Cwd != "" {
-		return s.doc.Cwd
+	var cwd string
+	s.w.View(func(d *session.Document) { cwd = d.Cwd })
+	if cwd != "" {
+		return cwd
 	}
 	return s.m.opts.DefaultCwd
+}
+
+// seen is what the model sees of a thread's messages: all but the answers
+// a retry replaced (kept in the document, folded on the page). It always
+// returns a new slice.
+func seen(msgs []session.Message) []session.Message {
+	out := make([]session.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.ReplacedBy == "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func summaryMessage(summary string) session.Message {

@@ -3,6 +3,7 @@ package live
 import (
 	"strings"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
@@ -23,7 +24,7 @@ func (s *Session) saveResponse(msgID string, resp llm.Response, callErr error, s
 	}
 	if msgID == "" || len(content) == 0 {
 		if msgID != "" {
-			s.publish("message.discard", map[string]string{"message": msgID})
+			s.publish(event.MessageDiscard{Message: msgID})
 		}
 		return nil
 	}

@@ -1,7 +1,7 @@
 package live
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,18 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
-)
-
-// Statuses a live session reports.
-const (
-	StatusIdle       = "idle"
-	StatusThinking   = "thinking"
-	StatusTool       = "tool"
-	StatusApproval   = "approval"
-	StatusRetrying   = "retrying"
-	StatusCompacting = "compacting"
 )
 
 // Approval decisions.
@@ -46,15 +37,15 @@ var (
 type Session struct {
 	m    *Manager
 	id   string
-	lock *session.Lock
+	w    *session.Writer
 
+	// mu guards the live state below. The document is the writer's: read
+	// it with s.w.View (under mu or not), change it only through s.w, and
+	// never while holding mu (a durable change waits for the disk).
 	mu        sync.Mutex
-	doc       *session.Document
 	status    string
 	detail    string
-	turn      string
-	cancel    context.CancelFunc
-	done      chan struct{} // closed when the running turn ends
+	slot      *turnSlot // the running turn or compaction; nil when idle
 	partial   *partial
 	approvals map[string]*approval
 	allowed   map[string]bool // tools allowed for this live session
@@ -70,34 +61,41 @@ type Session struct {
 	// gone with this live session (files.go).
 	stamps tools.Stamps
 	// closing stops queued messages from starting turns; closed stops
-	// every write.
-	closing, closed bool
+	// every write. archived: the session was archived while live; it
+	// closes, and its files move, when it is next idle.
+	closing, closed, archived bool
 }
 
 type partial struct {
-	Message string          `json:"message"`
-	Text    string          `json:"text"`
-	text    strings.Builder // deltas so far; Text is filled for a snapshot
+	Message string
+	text    strings.Builder // deltas so far
 }
 
 type approval struct {
-	ToolUseID string `json:"tool_use_id"`
-	Name      string `json:"name"`
-	Input     any    `json:"input"`
-	Diff      string `json:"diff,omitempty"`
+	ToolUseID string
+	Name      string
+	Input     json.RawMessage
+	Diff      string
 	decided   chan string
+}
+
+// event is the approval as the tabs see it.
+func (a *approval) event() event.ToolApproval {
+	return event.ToolApproval{ToolUseID: a.ToolUseID, Tool: a.Name, Input: a.Input, Diff: a.Diff}
 }
 
 // Queued is a message waiting for the running turn to end; it is saved
 // in the document (durable before the request that sent it is answered).
 type Queued = session.Queued
 
-func newSession(m *Manager, doc *session.Document, lock *session.Lock) *Session {
-	return &Session{
-		m: m, id: doc.ID, lock: lock, doc: doc, status: StatusIdle,
+func newSession(m *Manager, w *session.Writer) *Session {
+	s := &Session{
+		m: m, id: w.ID(), w: w, status: StatusIdle,
 		approvals: map[string]*approval{}, allowed: map[string]bool{},
-		resumed: doc.MessageCount() > 0, touched: m.opts.Now(),
+		touched: m.opts.Now(),
 	}
+	w.View(func(d *session.Document) { s.resumed = d.MessageCount() > 0 })
+	return s
 }
 
 // ID is the session's ID.
@@ -112,48 +110,36 @@ func (s *Session) touch() {
 func (s *Session) idleFor(now time.Time) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.turn != "" {
+	if s.slot != nil {
 		return 0
 	}
 	return now.Sub(s.touched)
 }
 
 // Snapshot is the live state a (re)connecting tab starts from.
-type Snapshot struct {
-	Status       string      `json:"status"`
-	Detail       string      `json:"detail,omitempty"`
-	Title        string      `json:"title"`
-	Model        string      `json:"model"`
-	Turn         string      `json:"turn,omitempty"`
-	Partial      *partial    `json:"partial,omitempty"`
-	Approvals    []*approval `json:"approvals"`
-	Queued       []Queued    `json:"queued"`
-	Usage        usageView   `json:"session_usage"`
-	ProviderHelp string      `json:"provider_help,omitempty"`
-	Context      ContextView `json:"context"`
-}
-
-type usageView struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-}
+type Snapshot = event.Snapshot
 
 // Snapshot returns the live state.
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ctx := s.contextView()
 	snap := Snapshot{
-		Status: s.status, Detail: s.detail, Title: s.doc.Title, Model: s.doc.Model, Turn: s.turn,
-		Approvals: make([]*approval, 0, len(s.approvals)), Queued: append([]Queued{}, s.doc.Queued...),
-		Usage: usageOf(s.doc.Usage()), Context: s.contextView(),
+		Status: s.status, Detail: s.detail, Context: &ctx,
+		Approvals: make([]event.ToolApproval, 0, len(s.approvals)),
 	}
+	if s.slot != nil && s.slot.kind == slotTurn {
+		snap.Turn = s.slot.turn
+	}
+	s.w.View(func(d *session.Document) {
+		usage := usageOf(d.Usage())
+		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
+	})
 	if s.partial != nil {
-		snap.Partial = &partial{Message: s.partial.Message, Text: s.partial.text.String()}
+		snap.Partial = &event.Partial{Message: s.partial.Message, Text: s.partial.text.String()}
 	}
 	for _, a := range s.approvals {
-		snap.Approvals = append(snap.Approvals, a)
+		snap.Approvals = append(snap.Approvals, a.event())
 	}
 	if !s.m.opts.Models.Configured() {
 		snap.ProviderHelp = s.m.opts.Models.Help()
@@ -161,8 +147,17 @@ func (s *Session) Snapshot() Snapshot {
 	return snap
 }
 
-func usageOf(u session.Usage) usageView {
-	return usageView{
+// queuedEvents is the queue as the tabs see it (never null).
+func queuedEvents(q []Queued) []event.Queued {
+	out := make([]event.Queued, len(q))
+	for i, m := range q {
+		out[i] = event.Queued{ID: m.ID, Text: m.Text, Images: m.Images, At: m.At}
+	}
+	return out
+}
+
+func usageOf(u session.Usage) event.Usage {
+	return event.Usage{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadInputTokens: u.CacheReadInputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
 	}
@@ -172,49 +167,35 @@ func usageOf(u session.Usage) usageView {
 // an archive, or the process is exiting): it no longer writes anything.
 var ErrSessionClosed = errors.New("the live session is closed")
 
-// Update changes the document through the live session, so its in-memory
-// copy and the file never disagree, and saves it through the session's own
-// writer lock. It returns the header as it stands after the change (a copy:
-// the document itself stays inside the session).
+// Update changes header fields of the document (title, links,
+// scratchpad, model) through the session's writer, the one write path. It
+// returns the header as it stands after the change. An idle session folds
+// the change into the document soon after, so listings see it.
 func (s *Session) Update(fn func(*session.Document) error) (session.Summary, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.updateLocked(fn)
-}
-
-// updateLocked is Update for a caller that holds s.mu.
-func (s *Session) updateLocked(fn func(*session.Document) error) (session.Summary, error) {
-	if s.closed {
+	closed, busy := s.closed, s.slot != nil
+	s.mu.Unlock()
+	if closed {
 		return session.Summary{}, ErrSessionClosed
 	}
-	before := shallowCopy(s.doc)
-	if err := fn(s.doc); err != nil {
-		s.doc = before
-		return session.Summary{}, err
+	sum, err := s.w.Update(fn)
+	if isClosed(err) {
+		return session.Summary{}, ErrSessionClosed
 	}
-	if err := s.lock.Save(s.doc); err != nil {
-		s.doc = before // keep memory equal to disk
-		return session.Summary{}, err
+	if err == nil && !busy {
+		go s.fold()
 	}
-	return s.doc.Summarize(), nil
+	return sum, err
 }
 
-// shallowCopy keeps what an update may change: the header fields, the list
-// of threads and each thread's list of messages. Updates append messages
-// and threads and set header fields; they never edit a message in place.
-func shallowCopy(d *session.Document) *session.Document {
-	c := *d
-	c.Threads = append([]session.Thread(nil), d.Threads...)
-	c.Links = append([]session.Link(nil), d.Links...)
-	c.Queued = append([]session.Queued(nil), d.Queued...)
-	return &c
-}
+// isClosed reports whether err says the writer was let go.
+func isClosed(err error) bool { return errors.Is(err, session.ErrWriterClosed) }
 
 // Header is the session's listing view.
 func (s *Session) Header() session.Summary {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.doc.Summarize()
+	var sum session.Summary
+	s.w.View(func(d *session.Document) { sum = d.Summarize() })
+	return sum
 }
 
 // Submit saves a person's message durably and starts a turn. While a turn
@@ -230,62 +211,83 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		return "", "", err
 	}
 	s.mu.Lock()
-	switch {
-	case s.closed:
+	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
-		return "", "", ErrSessionClosed
-	case s.turn != "" && !queue:
-		s.mu.Unlock()
-		return "", "", ErrTurnRunning
-	case s.turn != "":
-		defer s.mu.Unlock()
-		q := Queued{ID: uuid.NewString(), Text: text, Images: images, At: s.m.opts.Now().UTC()}
-		if _, err := s.updateLocked(func(d *session.Document) error {
-			d.Queued = append(d.Queued, q)
-			return nil
-		}); err != nil {
-			return "", "", fmt.Errorf("queue message: %w", err)
-		}
-		s.publish("queued", map[string]any{"queued": append([]Queued{}, s.doc.Queued...)})
-		return "", q.ID, nil
-	}
-	slot := s.claimLocked()
-	s.mu.Unlock()
-	msg, err := s.appendHuman(text, images)
-	if err != nil {
-		s.releaseSlot(slot)
 		return "", "", err
 	}
-	s.runTurn(slot, msg)
-	return slot.turn, "", nil
-}
-
-// turnSlot is the claim on the session's one running turn (or compaction).
-type turnSlot struct {
-	turn   string
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// claimLocked takes the turn slot; s.mu is held and the slot is free.
-func (s *Session) claimLocked() turnSlot {
-	ctx, cancel := context.WithCancel(context.Background())
-	slot := turnSlot{turn: uuid.NewString(), ctx: ctx, cancel: cancel, done: make(chan struct{})}
-	s.turn, s.cancel, s.done = slot.turn, cancel, slot.done
-	s.touched = s.m.opts.Now()
-	return slot
-}
-
-// releaseSlot frees a slot whose turn never ran.
-func (s *Session) releaseSlot(slot turnSlot) {
-	s.mu.Lock()
-	if s.turn == slot.turn {
-		s.turn, s.cancel, s.done = "", nil, nil
+	if s.slot == nil {
+		slot := s.claimLocked(slotTurn)
+		s.mu.Unlock()
+		msg, err := s.appendHuman(text, images)
+		if err != nil {
+			s.release(slot, turnEnd{notStarted: true})
+			return "", "", err
+		}
+		s.runTurn(slot, msg.ID)
+		return slot.turn, "", nil
 	}
 	s.mu.Unlock()
-	slot.cancel()
-	close(slot.done)
+	if !queue {
+		return "", "", ErrTurnRunning
+	}
+	// Queued while the slot is taken. Should the slot be released before
+	// this is saved, release has already looked at the queue: start it.
+	q := Queued{ID: uuid.NewString(), Text: text, Images: images, At: s.m.opts.Now().UTC()}
+	if _, err := s.w.Update(func(d *session.Document) error {
+		d.Queued = append(d.Queued, q)
+		return nil
+	}); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
+		return "", "", fmt.Errorf("queue message: %w", err)
+	}
+	s.publishQueue()
+	s.startIfIdle()
+	return "", q.ID, nil
+}
+
+// refuseLocked says why the session takes no new work, if it does not.
+// s.mu is held.
+func (s *Session) refuseLocked() error {
+	switch {
+	case s.closed || s.closing:
+		return ErrSessionClosed
+	case s.archived:
+		return fmt.Errorf("session %s is archived: %w", s.id, ErrReadOnly)
+	}
+	return nil
+}
+
+// startIfIdle starts the next queued message when the slot is free: a
+// message queued just as the turn before it was released.
+func (s *Session) startIfIdle() {
+	s.mu.Lock()
+	if s.slot != nil || s.refuseLocked() != nil {
+		s.mu.Unlock()
+		return
+	}
+	var next *Queued
+	s.w.View(func(d *session.Document) {
+		if len(d.Queued) > 0 {
+			q := d.Queued[0]
+			next = &q
+		}
+	})
+	if next == nil {
+		s.mu.Unlock()
+		return
+	}
+	slot := s.claimLocked(slotTurn)
+	s.mu.Unlock()
+	s.startQueued(slot, next)
+}
+
+// publishQueue tells the tabs what waits in the queue.
+func (s *Session) publishQueue() {
+	var q []event.Queued
+	s.w.View(func(d *session.Document) { q = queuedEvents(d.Queued) })
+	s.publish(event.Queue{Queued: q})
 }
 
 // checkImages refuses a message naming a blob that is missing or corrupt,
@@ -321,22 +323,17 @@ func (s *Session) appendHuman(text string, images []string, queuedID ...string) 
 	return m, nil
 }
 
-// appendMessage adds m to the latest thread and saves the document: a
-// message is durable before anyone is told of it.
+// appendMessage adds m to the latest thread through the writer: it is
+// durable (in the journal, fsynced) before anyone is told of it. Queued
+// messages named in dequeue leave the queue in the same step.
 func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
-	_, err := s.Update(func(d *session.Document) error {
-		for _, id := range dequeue {
-			d.Queued = slices.DeleteFunc(d.Queued, func(q session.Queued) bool { return q.ID == id })
+	if m.At.IsZero() {
+		m.At = s.m.opts.Now().UTC()
+	}
+	if err := s.w.Append(m, dequeue...); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
 		}
-		if len(d.Threads) == 0 {
-			d.Threads = append(d.Threads, session.Thread{CreatedAt: s.m.opts.Now().UTC()})
-		}
-		t := &d.Threads[len(d.Threads)-1]
-		t.Messages = append(t.Messages, m)
-		d.UpdatedAt = s.m.opts.Now().UTC()
-		return nil
-	})
-	if err != nil {
 		return fmt.Errorf("save message: %w", err)
 	}
 	s.publishMessage(m)
@@ -348,51 +345,88 @@ func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
 // interrupted. Queued messages stay queued.
 func (s *Session) Stop() error {
 	s.mu.Lock()
-	cancel, done := s.cancel, s.done
-	s.mu.Unlock()
-	if cancel == nil {
+	slot := s.slot
+	if slot == nil {
+		s.mu.Unlock()
 		return ErrNoTurn
 	}
-	cancel()
-	<-done
+	s.status, s.detail = StatusStopping, ""
+	s.mu.Unlock()
+	s.publish(event.Status{Status: StatusStopping})
+	slot.cancel()
+	<-slot.done
 	return nil
 }
 
-// Retry runs the last human submission again as a new turn.
+// Retry runs the person's last message again as a new turn, without
+// sending it a second time. The answer it replaces (with its tool rounds)
+// stays in the document marked replaced_by the retry's first answer: the
+// model no longer sees it, and the page shows it folded.
 func (s *Session) Retry() (string, error) {
 	s.mu.Lock()
-	last, ok := lastHuman(s.doc)
-	s.mu.Unlock()
-	if !ok {
+	if err := s.refuseLocked(); err != nil {
+		s.mu.Unlock()
+		return "", err
+	}
+	if s.slot != nil {
+		s.mu.Unlock()
+		return "", ErrTurnRunning
+	}
+	var human string
+	var replaced []string
+	s.w.View(func(d *session.Document) { human, replaced = retryPoint(d) })
+	if human == "" {
+		s.mu.Unlock()
 		return "", ErrNothingToRun
 	}
-	var text string
-	var images []string
-	for _, b := range last.Content {
-		switch b.Type {
-		case session.BlockText:
-			text += b.Text
-		case session.BlockImage:
-			if b.SHA256 != "" {
-				images = append(images, b.SHA256)
-			}
+	slot := s.claimLocked(slotTurn)
+	slot.answerID = uuid.NewString()
+	s.mu.Unlock()
+	for _, id := range replaced {
+		if err := s.w.Mark(id, slot.answerID); err != nil {
+			s.release(slot, turnEnd{notStarted: true})
+			return "", fmt.Errorf("retry: %w", err)
 		}
+		s.republish(id)
 	}
-	turn, _, err := s.Submit(text, images, false)
-	return turn, err
+	s.runTurn(slot, human)
+	return slot.turn, nil
 }
 
-func lastHuman(d *session.Document) (session.Message, bool) {
+// retryPoint finds the person's last message in the latest thread and the
+// messages after it that a retry replaces (those not replaced already).
+func retryPoint(d *session.Document) (human string, replaced []string) {
 	if len(d.Threads) == 0 {
-		return session.Message{}, false
+		return "", nil
 	}
 	msgs := d.Threads[len(d.Threads)-1].Messages
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Human {
-			return msgs[i], true
+		if !msgs[i].Human {
+			continue
 		}
+		for _, m := range msgs[i+1:] {
+			if m.ReplacedBy == "" {
+				replaced = append(replaced, m.ID)
+			}
+		}
+		return msgs[i].ID, replaced
 	}
-	return session.Message{}, false
+	return "", nil
+}
+
+// republish sends a stored message to the tabs again, as it now stands.
+func (s *Session) republish(id string) {
+	var m session.Message
+	found := false
+	s.w.View(func(d *session.Document) {
+		msgs := d.Threads[len(d.Threads)-1].Messages
+		if i := slices.IndexFunc(msgs, func(m session.Message) bool { return m.ID == id }); i >= 0 {
+			m, found = msgs[i], true
+		}
+	})
+	if found {
+		s.publishMessage(m)
+	}
 }
 
 // Approve answers a pending approval.
@@ -430,21 +464,88 @@ func (s *Session) close() {
 	s.keepQueued()
 	s.mu.Lock()
 	s.closed = true
+	s.status = StatusClosed
 	sh := s.shell
 	s.shell = nil
 	s.mu.Unlock()
 	if sh != nil {
 		sh.Close()
 	}
-	s.lock.Unlock()
+	if err := s.w.Close(); err != nil {
+		s.m.log.Warn("closing the session's writer failed; its journal is replayed on open", "session", s.id, "err", err)
+	}
+}
+
+// Archive marks the session archived at once: it leaves the home page
+// and takes no new message. A running turn (and its tools) goes on; the
+// session closes, and its files move into the archive, once it is idle.
+// It reports whether the session is idle now (the caller then finishes
+// the archive itself).
+func (s *Session) Archive() (idle bool, err error) {
+	s.mu.Lock()
+	if s.closed || s.closing {
+		s.mu.Unlock()
+		return false, ErrSessionClosed
+	}
+	s.archived = true
+	s.mu.Unlock()
+	if err := s.setArchived(true); err != nil {
+		s.mu.Lock()
+		s.archived = false
+		s.mu.Unlock()
+		return false, err
+	}
+	s.mu.Lock()
+	idle = s.slot == nil
+	s.mu.Unlock()
+	s.publish(event.Status{Status: "archived"})
+	return idle, nil
+}
+
+// Restore takes back an archive that is still pending (the session was
+// busy): the mark goes, and the session takes messages again.
+func (s *Session) Restore() error {
+	s.mu.Lock()
+	if !s.archived || s.closed || s.closing {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %s", session.ErrNotArchived, s.id)
+	}
+	s.archived = false
+	s.mu.Unlock()
+	if err := s.setArchived(false); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	status, detail := s.status, s.detail
+	s.mu.Unlock()
+	s.publish(event.Status{Status: status, Detail: detail})
+	return nil
+}
+
+// setArchived sets the archived mark and folds it into the document at
+// once: listings read documents, and must see it.
+func (s *Session) setArchived(archived bool) error {
+	if _, err := s.w.Update(func(d *session.Document) error {
+		d.Archived = archived
+		return nil
+	}); err != nil {
+		return err
+	}
+	return s.w.Fold()
+}
+
+// Archived reports whether the session was archived while live.
+func (s *Session) Archived() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.archived
 }
 
 // keepQueued saves messages still waiting for a turn, so closing loses
 // nothing the person sent.
 func (s *Session) keepQueued() {
-	s.mu.Lock()
-	queue := append([]Queued(nil), s.doc.Queued...)
-	s.mu.Unlock()
+	var queue []Queued
+	s.w.View(func(d *session.Document) { queue = append(queue, d.Queued...) })
 	for _, q := range queue {
 		if _, err := s.appendHuman(q.Text, q.Images, q.ID); err != nil {
 			s.m.log.Warn("queued message not kept", "session", s.id, "err", err)
@@ -452,16 +553,10 @@ func (s *Session) keepQueued() {
 	}
 }
 
-func (s *Session) publish(name string, data any) {
-	s.m.opts.Events.Publish(s.id, name, data)
+func (s *Session) publish(ev event.Event) {
+	s.m.opts.Events.Publish(s.id, ev)
 }
 
-func (s *Session) setStatus(status, detail string) {
-	s.mu.Lock()
-	s.status, s.detail = status, detail
-	s.mu.Unlock()
-	s.publish("status", map[string]string{"status": status, "detail": detail})
-}
 
 // publishMessage tells the tabs of a stored message, rendered as the page
 // renders it.
@@ -473,20 +568,22 @@ func (s *Session) publishMessage(m session.Message) {
 			s.m.log.Warn("render message failed", "session", s.id, "err", err)
 		}
 	}
-	s.publish("message.end", map[string]any{"message": m.ID, "role": m.Role, "html": html, "stop_reason": m.StopReason})
+	s.publish(event.MessageEnd{Message: m.ID, Role: m.Role, HTML: html, StopReason: m.StopReason})
 }
 
 // Document is a copy of the session's document as it stands.
 func (s *Session) Document() *session.Document {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	data, err := session.Encode(s.doc)
+	var data []byte
+	var err error
+	s.w.View(func(d *session.Document) { data, err = session.Encode(d) })
 	if err != nil {
-		return s.doc
+		s.m.log.Error("encode document", "session", s.id, "err", err)
+		return nil
 	}
 	doc, err := session.Decode(data, "", s.id)
 	if err != nil {
-		return s.doc
+		s.m.log.Error("decode document", "session", s.id, "err", err)
+		return nil
 	}
 	return doc
 }

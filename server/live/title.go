@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
@@ -16,13 +17,12 @@ const titlePrompt = `Write a short title (at most 6 words) for the conversation 
 // makeTitle names a session that has none from its first exchange. It
 // never overwrites a title set meanwhile by the person or the agent.
 func (s *Session) makeTitle() {
-	s.mu.Lock()
 	model := s.m.opts.TitleModel
 	if model == "" {
-		model = s.doc.Model
+		model = s.model()
 	}
-	excerpt := firstExchange(s.doc)
-	s.mu.Unlock()
+	var excerpt string
+	s.w.View(func(d *session.Document) { excerpt = firstExchange(d) })
 	if excerpt == "" {
 		return
 	}
@@ -51,7 +51,7 @@ func (s *Session) makeTitle() {
 		return nil
 	})
 	if err == nil {
-		s.publish("title", map[string]string{"title": doc.Title})
+		s.publish(event.Title{Title: doc.Title})
 	}
 }
 

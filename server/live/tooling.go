@@ -8,10 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/server/tools"
 	"myco/session"
 )
+
+// maxJournaledOutput bounds the output of one command written to the
+// journal as it runs (kept if myco dies before the command ends).
+const maxJournaledOutput = 64 << 10
 
 // maxEventOutput bounds the tool output sent to tabs in tool.end; the
 // stored result has the tool's own cap.
@@ -48,15 +53,19 @@ func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 		if ctx.Err() != nil {
 			out = toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
 		} else {
-			s.publish("tool.start", map[string]any{"tool_use_id": use.ID, "name": use.Name, "input": rawJSON(use.Input)})
+			s.w.StartTool(use.ID)
+			s.publish(event.ToolStart{ToolUseID: use.ID, Tool: use.Name, Input: rawJSON(use.Input)})
 			out = s.runTool(ctx, use)
-			s.publish("tool.end", map[string]any{"tool_use_id": use.ID, "is_error": out.isError, "output": capText(out.output, maxEventOutput)})
+			s.publish(event.ToolEnd{ToolUseID: use.ID, IsError: out.isError, Output: capText(out.output, maxEventOutput)})
 		}
 		content, _ := json.Marshal(out.output)
 		result := session.Block{
 			Type: session.BlockToolResult, ToolUseID: use.ID, IsError: out.isError,
 			Content: content, DurationMS: out.took.Milliseconds(),
 		}
+		// Cut short by a stop: the outcome says so (the person's, here;
+		// myco's own, after a crash, is added when the session reopens).
+		result.Interrupted = ctx.Err() != nil
 		if out.record != nil {
 			out.record(&result)
 		}
@@ -108,8 +117,17 @@ func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
 	if in.TimeoutS > 0 {
 		timeout = in.Timeout()
 	}
-	s.setStatus(StatusTool, "bash")
-	res, err := shell.Run(ctx, in.Command, timeout)
+	s.enter(StatusTool, "bash")
+	kept := 0
+	res, err := shell.RunWithProgress(ctx, in.Command, timeout, func(p []byte) {
+		// The journal keeps the start of the output, for a crash; the
+		// outcome itself keeps the capped head and tail as usual.
+		if kept < maxJournaledOutput {
+			p = p[:min(len(p), maxJournaledOutput-kept)]
+			kept += len(p)
+			s.w.Output(use.ID, strings.ToValidUTF8(string(p), ""))
+		}
+	})
 	if err != nil && ctx.Err() == nil {
 		return toolOutcome{output: note + "The command could not run: " + err.Error(), isError: true}
 	}
@@ -178,8 +196,8 @@ func (s *Session) askApproval(ctx context.Context, a *approval, denied, stopped 
 	s.mu.Lock()
 	s.approvals[a.ToolUseID] = a
 	s.mu.Unlock()
-	s.setStatus(StatusApproval, a.Name)
-	s.publish("tool.approval", a)
+	s.enter(StatusApproval, a.Name)
+	s.publish(a.event())
 	select {
 	case d, ok := <-a.decided:
 		if ok && d != DecisionDeny {
@@ -213,7 +231,7 @@ func (s *Session) runMeta(use session.Block) toolOutcome {
 		return toolOutcome{output: err.Error(), isError: true}
 	}
 	if changed && in.Action == "set_title" {
-		s.publish("title", map[string]string{"title": doc.Title})
+		s.publish(event.Title{Title: doc.Title})
 	}
 	return toolOutcome{output: output}
 }
@@ -231,9 +249,9 @@ func (s *Session) runHistory(use session.Block) toolOutcome {
 	if err := json.Unmarshal(use.Input, &in); err != nil {
 		return toolOutcome{output: "session_history: " + err.Error(), isError: true}
 	}
-	s.mu.Lock()
-	out, err := tools.History(s.doc, in)
-	s.mu.Unlock()
+	var out string
+	var err error
+	s.w.View(func(d *session.Document) { out, err = tools.History(d, in) })
 	if err != nil {
 		return toolOutcome{output: err.Error(), isError: true}
 	}

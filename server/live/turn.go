@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
 )
@@ -15,24 +16,25 @@ import (
 // stops rather than running commands forever.
 const maxRounds = 100
 
-// runTurn runs the turn that holds slot, for the message just saved, in the
-// background: the request that carried the message is answered at once.
-func (s *Session) runTurn(slot turnSlot, human session.Message) {
-	s.publish("turn.start", map[string]string{"turn": slot.turn, "message": human.ID})
+// runTurn runs the turn that holds slot, for the person's message human
+// (just saved, or the one a retry answers again), in the background: the
+// request that carried the message is answered at once.
+func (s *Session) runTurn(slot *turnSlot, human string) {
+	s.publish(event.TurnStart{Turn: slot.turn, Message: human})
+	s.enter(StatusThinking, "")
 	go func() {
-		defer close(slot.done)
-		stop, usage, err := s.turnLoop(slot.ctx)
-		s.finishTurn(slot.turn, stop, usage, err)
-		slot.cancel()
+		stop, usage, err := s.turnLoop(slot)
+		s.release(slot, turnEnd{stop: stop, usage: usage, err: err})
 	}()
 }
 
 // turnLoop calls the model and runs the tools it asks for, round after
 // round, until it answers, is stopped, or fails.
-func (s *Session) turnLoop(ctx context.Context) (string, session.Usage, error) {
+func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
+	ctx := slot.ctx
 	var total session.Usage
 	for range maxRounds {
-		resp, err := s.callModel(ctx)
+		resp, err := s.callModel(ctx, slot.nextAnswerID())
 		addUsage(&total, resp.Usage)
 		if err != nil {
 			return s.endFailed(ctx, resp, err, total)
@@ -68,103 +70,69 @@ func (s *Session) endFailed(ctx context.Context, resp llm.Response, err error, t
 	return session.StopError, total, err
 }
 
-// finishTurn frees the turn slot, tells the tabs how the turn ended and
-// hands the slot straight to the next queued message, if any, so nothing
-// can start in between. A session that is closing starts nothing.
-func (s *Session) finishTurn(turn, stop string, usage session.Usage, err error) {
-	s.mu.Lock()
-	s.turn, s.cancel, s.partial = "", nil, nil
-	s.status, s.detail = StatusIdle, ""
-	// The session's total is derived from the document, so the tab's live
-	// figure and the page's agree (carried messages counted once).
-	sessionUsage := s.doc.Usage()
-	for id, a := range s.approvals {
-		delete(s.approvals, id)
-		close(a.decided)
+// nextAnswerID is the ID of the turn's next answer: a retry's first is
+// chosen before the turn starts (the answers it replaces name it).
+func (slot *turnSlot) nextAnswerID() string {
+	id := slot.answerID
+	slot.answerID = ""
+	if id == "" {
+		id = uuid.NewString()
 	}
-	var next *Queued
-	var slot turnSlot
-	if !s.closing {
-		if next = s.popQueued(); next != nil {
-			slot = s.claimLocked()
-		}
-	}
-	needTitle := s.doc.Title == "" && stop != session.StopError && !s.closing
-	s.mu.Unlock()
-	if err != nil && stop != session.StopInterrupted {
-		s.publish("turn.error", map[string]string{"turn": turn, "error": err.Error()})
-	}
-	s.publish("turn.end", map[string]any{"turn": turn, "stop_reason": stop, "usage": usageOf(usage), "session_usage": usageOf(sessionUsage)})
-	s.publish("status", map[string]string{"status": StatusIdle})
-	if needTitle {
-		go s.makeTitle()
-	}
-	if next != nil {
-		s.startQueued(slot, next)
-	}
-}
-
-// startQueued saves a message that waited and runs its turn in the slot
-// already claimed for it.
-func (s *Session) startQueued(slot turnSlot, next *Queued) {
-	m, err := s.appendHuman(next.Text, next.Images, next.ID)
-	if err != nil {
-		s.releaseSlot(slot)
-		s.publish("turn.error", map[string]string{"error": "queued message not sent: " + err.Error()})
-		return
-	}
-	s.publish("queued", map[string]any{"queued": s.Snapshot().Queued})
-	s.runTurn(slot, m)
-}
-
-// popQueued is the next queued message, which leaves the queue when its
-// message is saved; s.mu is held, and the caller claims the turn slot for
-// it, so nothing else takes it meanwhile.
-func (s *Session) popQueued() *Queued {
-	if len(s.doc.Queued) == 0 {
-		return nil
-	}
-	q := s.doc.Queued[0]
-	return &q
+	return id
 }
 
 // callModel streams one response, retrying transient failures (at most
-// twice, each retry shown), and saves it. A response cut by a stop is
-// saved as it was, marked interrupted; one that failed for good is saved
-// marked error when it had any text.
-func (s *Session) callModel(ctx context.Context) (llm.Response, error) {
+// twice, each retry shown), and saves it under msgID. A response cut by a
+// stop is saved as it was, marked interrupted; one that failed for good is
+// saved marked error when it had any text.
+func (s *Session) callModel(ctx context.Context, msgID string) (llm.Response, error) {
+	var resp llm.Response
+	err := s.withRetries(ctx, func() error {
+		var err error
+		resp, err = s.streamOnce(ctx, msgID)
+		return err
+	})
+	if serr := s.saveResponse(msgID, resp, err, ctx.Err() != nil); serr != nil {
+		return resp, serr
+	}
+	return resp, err
+}
+
+// withRetries runs call, and again after a transient failure (429, 529,
+// 5xx, a broken stream) after each of the RetryDelays, showing each retry.
+// It is the one retry policy of every model call of a turn, compaction
+// summaries included.
+func (s *Session) withRetries(ctx context.Context, call func() error) error {
 	for attempt := 0; ; attempt++ {
-		resp, msgID, err := s.streamOnce(ctx)
+		err := call()
 		if err == nil || ctx.Err() != nil || !llm.IsRetryable(err) || attempt >= len(s.m.opts.RetryDelays) {
-			if serr := s.saveResponse(msgID, resp, err, ctx.Err() != nil); serr != nil {
-				return resp, serr
-			}
-			return resp, err
+			return err
 		}
 		delay := s.m.opts.RetryDelays[attempt]
-		s.setStatus(StatusRetrying, fmt.Sprintf("retry %d of %d in %s after: %v", attempt+1, len(s.m.opts.RetryDelays), delay, err))
+		s.enter(StatusRetrying, fmt.Sprintf("retry %d of %d in %s after: %v", attempt+1, len(s.m.opts.RetryDelays), delay, err))
 		select {
 		case <-ctx.Done():
-			return llm.Response{}, ctx.Err()
+			return ctx.Err()
 		case <-time.After(delay):
 		}
 	}
 }
 
-// streamOnce makes one model call, publishing text deltas as they arrive
-// and keeping them as the partial message for tabs that (re)connect.
-func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) {
+// streamOnce makes one model call, publishing text deltas as they arrive,
+// keeping them as the partial message for tabs that (re)connect, and
+// writing them to the journal, so a crash keeps all but the last moment.
+func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, error) {
 	req, client, err := s.buildRequest()
 	if err != nil {
-		return llm.Response{}, "", err
+		return llm.Response{}, err
 	}
-	msgID := uuid.NewString()
+	p := &partial{Message: msgID}
 	s.mu.Lock()
-	s.partial = &partial{Message: msgID}
-	p := s.partial
+	s.partial = p
 	s.mu.Unlock()
-	s.setStatus(StatusThinking, "")
-	s.publish("message.start", map[string]string{"message": msgID, "role": "assistant"})
+	s.enter(StatusThinking, "")
+	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
+	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: req.Model, Content: []session.Block{}}) == nil
 	resp, err := client.Stream(ctx, req, func(delta string) {
 		if delta == "" {
 			return
@@ -172,7 +140,10 @@ func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) 
 		s.mu.Lock()
 		p.text.WriteString(delta)
 		s.mu.Unlock()
-		s.publish("text.delta", TextDelta{Message: msgID, Text: delta})
+		s.publish(event.TextDelta{Message: msgID, Text: delta})
+		if journaled {
+			journaled = s.w.Delta(msgID, delta) == nil
+		}
 	})
 	if resp.Model == "" {
 		resp.Model = req.Model
@@ -181,14 +152,10 @@ func (s *Session) streamOnce(ctx context.Context) (llm.Response, string, error) 
 	s.partial = nil
 	s.mu.Unlock()
 	if err != nil && ctx.Err() == nil && llm.IsRetryable(err) {
-		s.publish("message.discard", map[string]string{"message": msgID})
+		s.publish(event.MessageDiscard{Message: msgID})
 	}
-	return resp, msgID, err
+	return resp, err
 }
 
-// TextDelta is the payload of text.delta; the event hub merges consecutive
-// ones of a message when a tab falls behind.
-type TextDelta struct {
-	Message string `json:"message"`
-	Text    string `json:"text"`
-}
+// TextDelta is the payload of text.delta.
+type TextDelta = event.TextDelta

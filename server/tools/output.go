@@ -57,6 +57,9 @@ type capture struct {
 	head, tail       []byte
 	cutBytes         int
 	cutLines         int
+	// progress, when set, sees the output as it arrives (uncapped: the
+	// caller bounds what it keeps).
+	progress func([]byte)
 }
 
 // cutNoteRoom is what the note that replaces the middle may take.
@@ -68,6 +71,9 @@ func newCapture(limit int) *capture {
 }
 
 func (c *capture) write(p []byte) {
+	if c.progress != nil && len(p) > 0 {
+		c.progress(p)
+	}
 	if room := c.headMax - len(c.head); room > 0 {
 		n := min(room, len(p))
 		c.head = append(c.head, p[:n]...)

@@ -177,6 +177,13 @@ func (s *Shell) Close() error {
 // not come back is replaced by a new one in the same folder. A stopped
 // command returns what it printed with an error wrapping ctx's.
 func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) (RunResult, error) {
+	return s.RunWithProgress(ctx, command, timeout, nil)
+}
+
+// RunWithProgress is Run that also hands the command's output to progress
+// as it arrives (from the goroutine that waits for the command), so what a
+// command printed is kept even if myco dies before it ends.
+func (s *Shell) RunWithProgress(ctx context.Context, command string, timeout time.Duration, progress func([]byte)) (RunResult, error) {
 	s.run.Lock()
 	defer s.run.Unlock()
 	start := time.Now()
@@ -189,7 +196,9 @@ func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) 
 		return RunResult{ExitCode: -1}, fmt.Errorf("run command: %w", err)
 	}
 	go writeScript(p.stdin, s.shell.script(command, token))
-	r := &runner{s: s, p: p, sent: newSentinel(token), out: newCapture(limit)}
+	out := newCapture(limit)
+	out.progress = progress
+	r := &runner{s: s, p: p, sent: newSentinel(token), out: out}
 	res, err := r.wait(ctx, clampTimeout(timeout))
 	res.Output = notice + res.Output
 	res.Duration = time.Since(start)

@@ -1,0 +1,175 @@
+package live
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"myco/server/event"
+	"myco/session"
+)
+
+// States of a live session, as the tabs see them (event.Status); the
+// table in doc.go says how one leads to another.
+const (
+	StatusIdle       = "idle"
+	StatusThinking   = "thinking"
+	StatusTool       = "tool"
+	StatusApproval   = "approval"
+	StatusRetrying   = "retrying"
+	StatusCompacting = "compacting"
+	StatusStopping   = "stopping"
+	StatusClosed     = "closed"
+)
+
+// slotKind says what holds the turn slot.
+type slotKind int
+
+const (
+	slotTurn       slotKind = iota // a turn: a submission, a queued message or a retry
+	slotCompaction                 // a compaction asked for by the person
+)
+
+// turnSlot is the claim on the session's one running turn or compaction.
+// Session.slot points to it while it is held; release frees it.
+type turnSlot struct {
+	kind   slotKind
+	turn   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed by release
+	// answerID, for a retry, is the ID the first answer takes: the answers
+	// it replaces are marked with it before the turn starts.
+	answerID string
+}
+
+// turnEnd is how a slot's work ended, for release to tell the tabs.
+type turnEnd struct {
+	stop  string // the last stop reason; "" for a compaction
+	usage session.Usage
+	err   error
+	// notStarted: the slot was claimed but its turn never began (its
+	// message could not be saved): the tabs heard of no turn, and the
+	// queue is not handed over (it would fail the same way).
+	notStarted bool
+}
+
+// claimLocked takes the free turn slot: idle → busy. s.mu is held.
+func (s *Session) claimLocked(kind slotKind) *turnSlot {
+	ctx, cancel := context.WithCancel(context.Background())
+	slot := &turnSlot{kind: kind, turn: uuid.NewString(), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	s.slot = slot
+	s.touched = s.m.opts.Now()
+	return slot
+}
+
+// busyLocked reports whether the slot is taken. s.mu is held.
+func (s *Session) busyLocked() bool { return s.slot != nil }
+
+// Busy reports whether a turn or a compaction runs.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busyLocked()
+}
+
+// enter moves a busy session to another of its busy states and tells the
+// tabs. A stop in progress keeps the session stopping.
+func (s *Session) enter(status, detail string) {
+	s.mu.Lock()
+	if s.status == StatusStopping || s.slot == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.status, s.detail = status, detail
+	s.mu.Unlock()
+	s.publish(event.Status{Status: status, Detail: detail})
+}
+
+// release is the one way out of a busy state. It frees slot, answers
+// pending approvals (as a stop), tells the tabs how the work ended, folds
+// the journal into the document in the background, and then hands the
+// slot to the next queued message, or closes the session when an archive
+// waits for it and nothing is queued. A closing session starts nothing.
+func (s *Session) release(slot *turnSlot, end turnEnd) {
+	s.mu.Lock()
+	if s.slot != slot {
+		s.mu.Unlock()
+		panic("live: release of a slot that is not held")
+	}
+	s.slot, s.partial = nil, nil
+	s.status, s.detail = StatusIdle, ""
+	for id, a := range s.approvals {
+		delete(s.approvals, id)
+		close(a.decided)
+	}
+	var (
+		sessionUsage session.Usage
+		title        string
+		next         *Queued
+		nextSlot     *turnSlot
+	)
+	s.w.View(func(d *session.Document) {
+		// The session's total is derived from the document, so the tab's
+		// live figure and the page's agree (carried messages counted once).
+		sessionUsage, title = d.Usage(), d.Title
+		if len(d.Queued) > 0 && !s.closing && !s.archived && !end.notStarted {
+			q := d.Queued[0]
+			next = &q
+		}
+	})
+	if next != nil {
+		nextSlot = s.claimLocked(slotTurn)
+	}
+	needTitle := slot.kind == slotTurn && !end.notStarted && title == "" && end.stop != session.StopError && !s.closing
+	archiveNow := s.archived && !s.closing && nextSlot == nil
+	s.mu.Unlock()
+	slot.cancel()
+	close(slot.done)
+
+	switch {
+	case end.notStarted:
+	case slot.kind == slotTurn:
+		if end.err != nil && end.stop != session.StopInterrupted {
+			s.publish(event.TurnError{Turn: slot.turn, Error: end.err.Error()})
+		}
+		s.publish(event.TurnEnd{Turn: slot.turn, StopReason: end.stop, Usage: usageOf(end.usage), SessionUsage: usageOf(sessionUsage)})
+	default:
+		s.publishContext()
+	}
+	if nextSlot == nil {
+		s.publish(event.Status{Status: StatusIdle})
+	}
+	go s.fold()
+	if needTitle {
+		go s.makeTitle()
+	}
+	switch {
+	case nextSlot != nil:
+		s.startQueued(nextSlot, next)
+	case archiveNow:
+		go s.m.finishArchive(s.id)
+	}
+}
+
+// fold writes the journal into the document, off the turn's path: the
+// tabs were told already, and a large session takes a while to write.
+func (s *Session) fold() {
+	if err := s.w.Fold(); err != nil && !isClosed(err) {
+		s.m.log.Warn("folding the journal failed; it stays, and is replayed on open", "session", s.id, "err", err)
+	}
+}
+
+// startQueued saves a message that waited and runs its turn in the slot
+// already claimed for it.
+func (s *Session) startQueued(slot *turnSlot, next *Queued) {
+	m, err := s.appendHuman(next.Text, next.Images, next.ID)
+	if err != nil {
+		// No turn: the queued message never started one; it stays queued.
+		s.publish(event.TurnError{Error: "queued message not sent: " + err.Error()})
+		s.release(slot, turnEnd{notStarted: true})
+		return
+	}
+	s.publishQueue()
+	s.runTurn(slot, m.ID)
+}
