@@ -35,9 +35,9 @@ var (
 
 // Session is a session open in this process.
 type Session struct {
-	m    *Manager
-	id   string
-	w    *session.Writer
+	m  *Manager
+	id string
+	w  *session.Writer
 
 	// mu guards the live state below. The document is the writer's: read
 	// it with s.w.View (under mu or not), change it only through s.w, and
@@ -556,7 +556,6 @@ func (s *Session) keepQueued() {
 func (s *Session) publish(ev event.Event) {
 	s.m.opts.Events.Publish(s.id, ev)
 }
-
 
 // publishMessage tells the tabs of a stored message, rendered as the page
 // renders it.
