@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/server/event"
 	"myco/server/live"
 	"myco/session"
 	"myco/web"
@@ -123,9 +124,9 @@ func (s *Server) listModels(c echo.Context) error {
 // hubPublisher lets live sessions publish on the hub.
 type hubPublisher struct{ h *Hub }
 
-func (p hubPublisher) Publish(id, name string, data any) {
-	p.h.Publish(id, Event{Name: name, Data: data})
-}
+var _ live.Publisher = hubPublisher{}
+
+func (p hubPublisher) Publish(id string, ev event.Event) { p.h.Publish(id, ev) }
 
 // renderMessage renders a message as the page does, for message.end.
 func renderMessage(id string, m session.Message) (string, error) {

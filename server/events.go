@@ -11,7 +11,7 @@ import (
 
 	"github.com/r3labs/sse/v2"
 
-	"myco/server/live"
+	"myco/server/event"
 )
 
 // Hub owns one event stream per session, created on first use and kept for
@@ -20,14 +20,14 @@ import (
 // every (re)subscribe gets a fresh snapshot instead.
 type Hub struct {
 	sse      *sse.Server
-	snapshot func(id string) (any, error)
+	snapshot func(id string) (event.Snapshot, error)
 	log      *slog.Logger
 
 	mu         sync.Mutex
 	publishers map[string]*publisher
 }
 
-func newHub(snapshot func(id string) (any, error), log *slog.Logger) *Hub {
+func newHub(snapshot func(id string) (event.Snapshot, error), log *slog.Logger) *Hub {
 	h := &Hub{snapshot: snapshot, log: log, publishers: map[string]*publisher{}}
 	s := sse.New()
 	s.AutoReplay = false // its log grows forever and replays from the start
@@ -37,12 +37,6 @@ func newHub(snapshot func(id string) (any, error), log *slog.Logger) *Hub {
 	s.OnSubscribe = func(id string, _ *sse.Subscriber) { h.sendSnapshot(id) }
 	h.sse = s
 	return h
-}
-
-// Event is one named event with a JSON payload.
-type Event struct {
-	Name string
-	Data any
 }
 
 // publisher serialises one session's events onto its stream from its own
@@ -56,7 +50,7 @@ type publisher struct {
 	nextID int64
 
 	mu      sync.Mutex
-	queue   []Event
+	queue   []event.Event // nil: a heartbeat
 	wake    chan struct{}
 	closing chan struct{}
 }
@@ -83,7 +77,7 @@ func (h *Hub) stream(id string) *publisher {
 
 // Publish queues an event for every tab of session id. It never blocks on
 // the network and does nothing when nobody ever subscribed.
-func (h *Hub) Publish(id string, ev Event) {
+func (h *Hub) Publish(id string, ev event.Event) {
 	h.mu.Lock()
 	p, ok := h.publishers[id]
 	h.mu.Unlock()
@@ -98,16 +92,16 @@ func (h *Hub) sendSnapshot(id string) {
 		h.log.Warn("snapshot failed", "session", id, "err", err)
 		return
 	}
-	h.Publish(id, Event{Name: "snapshot", Data: snap})
+	h.Publish(id, snap)
 }
 
-func (p *publisher) enqueue(ev Event) {
+func (p *publisher) enqueue(ev event.Event) {
 	p.mu.Lock()
-	if d, ok := ev.Data.(live.TextDelta); ok && ev.Name == "text.delta" && len(p.queue) > 0 {
+	if d, ok := ev.(event.TextDelta); ok && len(p.queue) > 0 {
 		last := &p.queue[len(p.queue)-1]
-		if ld, ok := last.Data.(live.TextDelta); ok && last.Name == "text.delta" && ld.Message == d.Message {
+		if ld, ok := (*last).(event.TextDelta); ok && ld.Message == d.Message {
 			ld.Text += d.Text
-			last.Data = ld
+			*last = ld
 			p.mu.Unlock()
 			p.signal()
 			return
@@ -147,14 +141,14 @@ func (p *publisher) run() {
 	}
 }
 
-func (p *publisher) send(ev Event) {
-	if ev.Name == "" { // a heartbeat: a comment keeps proxies and clients alive
+func (p *publisher) send(ev event.Event) {
+	if ev == nil { // a heartbeat: a comment keeps proxies and clients alive
 		p.sse.Publish(p.id, &sse.Event{Comment: []byte("heartbeat")})
 		return
 	}
-	data, err := json.Marshal(ev.Data)
+	data, err := json.Marshal(ev)
 	if err != nil {
-		p.log.Error("event not encodable", "event", ev.Name, "err", err)
+		p.log.Error("event not encodable", "event", ev.Name(), "err", err)
 		return
 	}
 	p.nextID++
@@ -162,7 +156,7 @@ func (p *publisher) send(ev Event) {
 	// r3labs splits data on \n only: JSON has neither problem.
 	p.sse.Publish(p.id, &sse.Event{
 		ID:    []byte(strconv.FormatInt(p.nextID, 10)),
-		Event: []byte(ev.Name),
+		Event: []byte(ev.Name()),
 		Data:  []byte(normalizeNewlines(string(data))),
 	})
 }
@@ -182,7 +176,7 @@ func (h *Hub) heartbeat(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 			for _, p := range h.all() {
-				p.enqueue(Event{})
+				p.enqueue(nil)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/server/event"
 	"myco/session"
 )
 
@@ -16,24 +17,9 @@ const (
 	statusLocked   = "locked"
 )
 
-// snapshotData is the first event of every (re)connect: the live state of
-// the session, so a tab that reconnects loses nothing and needs no replay.
-type snapshotData struct {
-	Status    string   `json:"status"`
-	Title     string   `json:"title"`
-	Turn      string   `json:"turn,omitempty"`
-	Approvals []any    `json:"approvals"`
-	Queued    []string `json:"queued"`
-	LockedBy  *lockRef `json:"locked_by,omitempty"`
-	Help      string   `json:"provider_help,omitempty"`
-}
-
-type lockRef struct {
-	PID int    `json:"pid"`
-	URL string `json:"url,omitempty"`
-}
-
-func (s *Server) snapshot(id string) (any, error) {
+// snapshot is the live state of the session, from its live session when
+// it runs in this process, else from the document's header.
+func (s *Server) snapshot(id string) (event.Snapshot, error) {
 	if ls, ok := s.live.Get(id); ok {
 		snap := ls.Snapshot()
 		s.told.set(id, watched{title: snap.Title, status: statusIdle})
@@ -41,17 +27,20 @@ func (s *Server) snapshot(id string) (any, error) {
 	}
 	sum, archived, err := s.summary(id)
 	if err != nil {
-		return nil, err
+		return event.Snapshot{}, err
 	}
-	snap := snapshotData{Status: statusIdle, Title: sum.Title, Approvals: []any{}, Queued: []string{}}
+	snap := event.Snapshot{
+		Status: statusIdle, Title: sum.Title, Model: sum.Model,
+		Approvals: []event.ToolApproval{}, Queued: []event.Queued{},
+	}
 	if !s.opts.Models.Configured() {
-		snap.Help = s.opts.Models.Help()
+		snap.ProviderHelp = s.opts.Models.Help()
 	}
 	if archived {
 		snap.Status = statusArchived
 	}
 	if owner, ok := s.lockedElsewhere(id); ok {
-		snap.Status, snap.LockedBy = statusLocked, &lockRef{PID: owner.PID, URL: owner.URL}
+		snap.Status, snap.LockedBy = statusLocked, &event.LockRef{PID: owner.PID, URL: owner.URL}
 	}
 	s.told.set(id, watched{title: snap.Title, status: snap.Status})
 	return snap, nil

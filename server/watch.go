@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"myco/server/event"
 )
 
 // told is what the tabs of each session were last told, so that a change
@@ -78,6 +80,6 @@ func (s *Server) checkChanged(id string) {
 	}
 	if now.title != last.title {
 		s.told.set(id, now)
-		s.events.Publish(id, Event{Name: "title", Data: map[string]string{"title": now.title}})
+		s.events.Publish(id, event.Title{Title: now.title})
 	}
 }

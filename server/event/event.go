@@ -1,0 +1,224 @@
+// Package event defines every event a session's stream carries: one Go type
+// per event, whose JSON is the event's data and whose Name is the event's
+// wire name. docs/API.md and static/events.js list the same names; tests
+// keep the three in step.
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is one event of a session's stream.
+type Event interface {
+	// Name is the wire name, sent as the SSE "event:" field.
+	Name() string
+}
+
+// all holds one value of every event type. Adding a type means adding it
+// here; a test fails when a type with a Name method is missing.
+var all = []Event{
+	Snapshot{}, Status{}, Title{}, Queue{}, Context{},
+	TurnStart{}, TurnEnd{}, TurnError{},
+	MessageStart{}, TextDelta{}, MessageEnd{}, MessageDiscard{},
+	ToolStart{}, ToolApproval{}, ToolEnd{},
+	CompactionStart{}, CompactionEnd{}, ThreadNew{},
+}
+
+// Names lists the wire name of every event, in a stable order.
+func Names() []string {
+	names := make([]string, len(all))
+	for i, e := range all {
+		names[i] = e.Name()
+	}
+	return names
+}
+
+// Snapshot is the first event of every (re)connect, sent to the connecting
+// tab only: the live state of the session, so a tab that reconnects loses
+// nothing and needs no replay. A session that is not live in this process
+// has no turn, partial, usage or context.
+type Snapshot struct {
+	// Seq is the id of the last event the snapshot already includes; a tab
+	// ignores events whose id is not greater.
+	Seq          int64          `json:"seq,omitzero"`
+	Status       string         `json:"status"`
+	Detail       string         `json:"detail,omitempty"`
+	Title        string         `json:"title"`
+	Model        string         `json:"model"`
+	Turn         string         `json:"turn,omitempty"`
+	Partial      *Partial       `json:"partial,omitempty"`
+	Approvals    []ToolApproval `json:"approvals"`
+	Queued       []Queued       `json:"queued"`
+	SessionUsage *Usage         `json:"session_usage,omitempty"`
+	Context      *Context       `json:"context,omitempty"`
+	LockedBy     *LockRef       `json:"locked_by,omitempty"`
+	ProviderHelp string         `json:"provider_help,omitempty"`
+}
+
+// Partial is the text of the answer streaming now.
+type Partial struct {
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+
+// Queued is a message waiting for the running turn to end.
+type Queued struct {
+	ID     string    `json:"id"`
+	Text   string    `json:"text"`
+	Images []string  `json:"images,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+}
+
+// Usage is a token count, of one turn or of the whole session.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// LockRef names the process that holds a session's writer lock.
+type LockRef struct {
+	PID int    `json:"pid"`
+	URL string `json:"url,omitempty"`
+}
+
+// Status is what the session is doing: idle, thinking, tool, approval,
+// retrying, compacting (a snapshot also says archived or locked); Detail
+// names the tool or the retry.
+type Status struct {
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Title is the session's new title.
+type Title struct {
+	Title string `json:"title"`
+}
+
+// Queue is the list of queued messages after a change.
+type Queue struct {
+	Queued []Queued `json:"queued"`
+}
+
+// Context is what the tab's gauge shows: the context the last call used
+// against the threshold, and whether automatic compaction is on.
+type Context struct {
+	Used      int    `json:"used"`
+	Threshold int    `json:"threshold"`
+	Window    int    `json:"window"`
+	Auto      bool   `json:"auto"`
+	OffReason string `json:"off_reason,omitempty"`
+}
+
+// TurnStart says a turn began for the person's message.
+type TurnStart struct {
+	Turn    string `json:"turn"`
+	Message string `json:"message"`
+}
+
+// TurnEnd says a turn ended; it follows a TurnError when the turn failed.
+type TurnEnd struct {
+	Turn         string `json:"turn"`
+	StopReason   string `json:"stop_reason"`
+	Usage        Usage  `json:"usage"`
+	SessionUsage Usage  `json:"session_usage"`
+}
+
+// TurnError says what failed. Turn is empty only for an error outside a
+// turn (a queued message that could not be saved, so its turn never
+// started).
+type TurnError struct {
+	Turn  string `json:"turn,omitempty"`
+	Error string `json:"error"`
+}
+
+// MessageStart says an assistant message began streaming.
+type MessageStart struct {
+	Message string `json:"message"`
+	Role    string `json:"role"`
+}
+
+// TextDelta is text appended to a streaming message. The hub merges
+// consecutive deltas of one message when a tab falls behind.
+type TextDelta struct {
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+
+// MessageEnd is a stored message, rendered as the page shows it.
+type MessageEnd struct {
+	Message    string `json:"message"`
+	Role       string `json:"role"`
+	HTML       string `json:"html"`
+	StopReason string `json:"stop_reason"` // empty for a user message
+}
+
+// MessageDiscard says a streamed message was dropped before a retry.
+type MessageDiscard struct {
+	Message string `json:"message"`
+}
+
+// ToolStart says a tool began running.
+type ToolStart struct {
+	ToolUseID string          `json:"tool_use_id"`
+	Tool      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+}
+
+// ToolApproval asks the person to allow a tool call; Diff shows a file
+// edit.
+type ToolApproval struct {
+	ToolUseID string          `json:"tool_use_id"`
+	Tool      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Diff      string          `json:"diff,omitempty"`
+}
+
+// ToolEnd is a tool's outcome, its output capped.
+type ToolEnd struct {
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+	Output    string `json:"output"`
+}
+
+// CompactionStart says a compaction began, and why.
+type CompactionStart struct {
+	Reason string `json:"reason"`
+}
+
+// CompactionEnd says how a compaction ended: the new thread, its summary
+// and how many messages it carried; or, when it failed, the error (Thread
+// is then the unchanged current thread).
+type CompactionEnd struct {
+	Thread  int    `json:"thread"`
+	OK      bool   `json:"ok"`
+	Error   string `json:"error,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Carried int    `json:"carried,omitempty"`
+}
+
+// ThreadNew says a successor thread was made.
+type ThreadNew struct {
+	Thread int `json:"thread"`
+}
+
+func (Snapshot) Name() string        { return "snapshot" }
+func (Status) Name() string          { return "status" }
+func (Title) Name() string           { return "title" }
+func (Queue) Name() string           { return "queued" }
+func (Context) Name() string         { return "context" }
+func (TurnStart) Name() string       { return "turn.start" }
+func (TurnEnd) Name() string         { return "turn.end" }
+func (TurnError) Name() string       { return "turn.error" }
+func (MessageStart) Name() string    { return "message.start" }
+func (TextDelta) Name() string       { return "text.delta" }
+func (MessageEnd) Name() string      { return "message.end" }
+func (MessageDiscard) Name() string  { return "message.discard" }
+func (ToolStart) Name() string       { return "tool.start" }
+func (ToolApproval) Name() string    { return "tool.approval" }
+func (ToolEnd) Name() string         { return "tool.end" }
+func (CompactionStart) Name() string { return "compaction.start" }
+func (CompactionEnd) Name() string   { return "compaction.end" }
+func (ThreadNew) Name() string       { return "thread.new" }
