@@ -1,0 +1,80 @@
+package crash
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// The rules' arithmetic, checked without a server.
+
+func TestMeasureLoss(t *testing.T) {
+	kill := time.Unix(100, 0)
+	a := &answer{deltas: []delta{
+		{at: kill.Add(-3 * time.Second), text: "alpha "},
+		{at: kill.Add(-2 * time.Second), text: "bravo "},
+		{at: kill.Add(-500 * time.Millisecond), text: "charlie "},
+		{at: kill.Add(-100 * time.Millisecond), text: "delta "},
+	}}
+	tests := []struct {
+		name    string
+		kept    string
+		chars   int
+		span    time.Duration
+		wantErr bool
+	}{
+		{"all kept", "alpha bravo charlie delta ", 0, 0, false},
+		{"last second lost", "alpha bravo ", 14, 500 * time.Millisecond, false},
+		{"cut inside a delta", "alpha bravo char", 10, 500 * time.Millisecond, false},
+		{"more than a second lost", "alpha ", 20, 2 * time.Second, true},
+		{"nothing kept", "", 26, 3 * time.Second, true},
+		{"not a prefix", "alpha bravo delta", 26, 3 * time.Second, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := measureLoss(a, tt.kept, kill)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error %v, want error %v", err, tt.wantErr)
+			}
+			if l.chars != tt.chars || l.span != tt.span {
+				t.Errorf("lost %d characters, %s; want %d, %s", l.chars, l.span, tt.chars, tt.span)
+			}
+		})
+	}
+}
+
+func TestCheckOutput(t *testing.T) {
+	kill := time.Unix(100, 0)
+	printed := []tick{}
+	for i := range 5 {
+		at := kill.Add(time.Duration(i*300-1800) * time.Millisecond) // -1.8 s … -0.6 s
+		printed = append(printed, tick{line: fmt.Sprintf("tick-%d %d", i+1, at.UnixNano()), at: at})
+	}
+	out := func(n int) string {
+		s := ""
+		for _, tk := range printed[:n] {
+			s += tk.line + "\n"
+		}
+		return s
+	}
+	by := kill.Add(-lostWindow) // ticks 1 to 3 are due
+	tests := []struct {
+		name    string
+		kept    string
+		wantErr bool
+	}{
+		{"everything", out(5), false},
+		{"what was due", out(3), false},
+		{"with a note after", out(3) + "[interrupted]\n", false},
+		{"one due tick lost", out(2), true},
+		{"nothing", "", true},
+		{"a tick that was never printed", out(3) + "tick-9 1\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := checkOutput(tt.kept, printed, by); (err != nil) != tt.wantErr {
+				t.Errorf("error %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
