@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +76,8 @@ func (e *ImageError) Error() string {
 		return fmt.Sprintf("image sha256:%s missing at %s", e.SHA256, e.Path)
 	case errors.Is(e.Err, ErrImageCorrupt):
 		return fmt.Sprintf("image sha256:%s corrupt at %s: content hashes to %s", e.SHA256, e.Path, e.Actual)
+	case errors.Is(e.Err, ErrInvalidSHA):
+		return fmt.Sprintf("image %.80q cannot name a blob: %v", e.SHA256, ErrInvalidSHA)
 	}
 	return fmt.Sprintf("image sha256:%s unreadable at %s: %v", e.SHA256, e.Path, e.Err)
 }
@@ -231,20 +234,27 @@ func readError(sha, path string, err error) *ImageError {
 	return &ImageError{SHA256: sha, Path: path, Err: err}
 }
 
-// VerifyReport is what Verify found: how many blobs and bytes it hashed, the
-// blobs that are corrupt or unreadable, and the paths of stray entries (temp
-// files, files or folders not named like blobs), which it never deletes.
+// VerifyReport is what Verify found: how many blobs and bytes it hashed,
+// the blobs that are corrupt or unreadable, the referenced blobs that are
+// not stored, and the paths of stray entries (temp files, files or folders
+// not named like blobs), which it never deletes. A Missing entry wraps
+// ErrImageMissing, or ErrInvalidSHA when the reference cannot name a blob
+// at all (Read refuses it just the same).
 type VerifyReport struct {
 	Checked int
 	Bytes   int64
 	Corrupt []ImageError
+	Missing []ImageError
 	Stray   []string
 }
 
 // Verify hashes every blob and reports those whose bytes do not match their
-// name. progress, if not nil, is called with (0, total) before the first blob
-// and after each one, so a CLI can show how far along it is.
-func (im *Images) Verify(progress func(done, total int)) (VerifyReport, error) {
+// name, then looks for every blob that is true in referenced: one that is
+// not stored is Missing. A missing blob is the worse damage (a page shows
+// a hole where the image was), and hashing alone cannot see it, since there
+// is nothing to hash. progress, if not nil, is called with (0, total) before
+// the first blob and after each one, so a CLI can show how far along it is.
+func (im *Images) Verify(referenced map[string]bool, progress func(done, total int)) (VerifyReport, error) {
 	blobs, stray, err := im.scan()
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("verify images: %w", err)
@@ -252,11 +262,30 @@ func (im *Images) Verify(progress func(done, total int)) (VerifyReport, error) {
 	report := VerifyReport{Stray: stray}
 	progress = imageProgress(progress)
 	progress(0, len(blobs))
+	stored := make(map[string]bool, len(blobs))
 	for i, b := range blobs {
+		stored[b.sha] = true
 		report.check(b)
 		progress(i+1, len(blobs))
 	}
+	for _, sha := range slices.Sorted(maps.Keys(referenced)) {
+		if referenced[sha] && !stored[sha] {
+			report.lookFor(im, sha)
+		}
+	}
 	return report, nil
+}
+
+// lookFor records referenced blob sha as missing unless it was stored after
+// the scan.
+func (r *VerifyReport) lookFor(im *Images, sha string) {
+	path, err := im.Path(sha)
+	switch {
+	case err != nil:
+		r.Missing = append(r.Missing, ImageError{SHA256: sha, Err: ErrInvalidSHA})
+	case !im.Has(sha):
+		r.Missing = append(r.Missing, ImageError{SHA256: sha, Path: path, Err: ErrImageMissing})
+	}
 }
 
 // check hashes one blob into the report. A blob gone since the scan was
@@ -664,4 +693,52 @@ func looksLikeText(sample []byte) bool {
 		sample = sample[n:]
 	}
 	return true
+}
+
+// ImageUsers maps the SHA-256 of every image that a document, active or
+// archived, refers to onto the IDs of the sessions that do, sorted: a
+// missing or corrupt blob is only mended by knowing whose image it was.
+// Damaged documents cannot say what they refer to: they are returned apart.
+func (s *Store) ImageUsers(progress func(done, total int)) (map[string][]string, []Summary, error) {
+	type entry struct{ dir, id string }
+	var docs []entry
+	for _, dir := range []string{s.dir, s.archivedDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("collect image users: %w", err)
+		}
+		for _, e := range entries {
+			if id, ok := docID(e); ok {
+				docs = append(docs, entry{dir, id})
+			}
+		}
+	}
+	progress = imageProgress(progress)
+	users := map[string][]string{}
+	var damaged []Summary
+	for i, d := range docs {
+		progress(i, len(docs))
+		doc, err := s.loadFrom(d.dir, d.id)
+		switch {
+		case errors.Is(err, ErrNotFound): // archived or restored meanwhile
+		case errors.Is(err, ErrDamaged):
+			damaged = append(damaged, Summary{ID: d.id, Damaged: err.Error()})
+		case err != nil:
+			return nil, nil, err
+		default:
+			doc.ImageRefs(func(sha string) {
+				if ids := users[sha]; len(ids) == 0 || ids[len(ids)-1] != d.id {
+					users[sha] = append(ids, d.id)
+				}
+			})
+		}
+	}
+	progress(len(docs), len(docs))
+	// A session caught between the two folders by an archive cut short is
+	// read twice; it is still one user.
+	for sha, ids := range users {
+		slices.Sort(ids)
+		users[sha] = slices.Compact(ids)
+	}
+	return users, damaged, nil
 }

@@ -454,7 +454,8 @@ func TestImageVerify(t *testing.T) {
 	stray := append(strayFiles, strayDirs...)
 
 	var calls []progressCall
-	report, err := im.Verify(func(done, total int) { calls = append(calls, progressCall{done, total}) })
+	referenced := map[string]bool{sha(blobs[0]): true, sha(blobs[1]): true}
+	report, err := im.Verify(referenced, func(done, total int) { calls = append(calls, progressCall{done, total}) })
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -462,7 +463,8 @@ func TestImageVerify(t *testing.T) {
 		Checked: 3,
 		Bytes:   size,
 		Corrupt: []session.ImageError{{SHA256: sha(blobs[1]), Path: bad, Actual: sha(flipped), Err: session.ErrImageCorrupt}},
-		Stray:   sortedStrings(stray),
+		// blobs[0] sits in the wrong folder as well as the right one: found.
+		Stray: sortedStrings(stray),
 	}
 	if diff := cmp.Diff(want, report, cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("Verify report (-want +got):\n%s", diff)
@@ -476,8 +478,125 @@ func TestImageVerify(t *testing.T) {
 			t.Errorf("Verify touched stray %s: %v", p, err)
 		}
 	}
-	if _, err := im.Verify(nil); err != nil {
-		t.Errorf("Verify without progress: %v", err)
+	if _, err := im.Verify(nil, nil); err != nil {
+		t.Errorf("Verify without references or progress: %v", err)
+	}
+}
+
+func TestImageVerifyMissing(t *testing.T) {
+	stored, gone, other := pngBytes(t, 1), pngBytes(t, 2), pngBytes(t, 3)
+	tests := []struct {
+		name       string
+		referenced map[string]bool
+		want       []session.ImageError // with Path relative to the store
+	}{
+		{"nothing referenced", nil, nil},
+		{"all stored", map[string]bool{sha(stored): true}, nil},
+		{"one missing", map[string]bool{sha(stored): true, sha(gone): true},
+			[]session.ImageError{{SHA256: sha(gone), Path: rel(sha(gone)), Err: session.ErrImageMissing}}},
+		{"false means not referenced", map[string]bool{sha(gone): false}, nil},
+		{"sorted by name", map[string]bool{sha(gone): true, sha(other): true},
+			sortedErrors([]session.ImageError{
+				{SHA256: sha(gone), Path: rel(sha(gone)), Err: session.ErrImageMissing},
+				{SHA256: sha(other), Path: rel(sha(other)), Err: session.ErrImageMissing},
+			})},
+		{"reference that names no blob", map[string]bool{"../etc/passwd": true, strings.ToUpper(sha(stored)): true},
+			[]session.ImageError{
+				{SHA256: "../etc/passwd", Err: session.ErrInvalidSHA},
+				{SHA256: strings.ToUpper(sha(stored)), Err: session.ErrInvalidSHA},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			im, dir := openImages(t)
+			if _, err := im.Put(stored); err != nil {
+				t.Fatal(err)
+			}
+			report, err := im.Verify(tt.referenced, nil)
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			for i := range tt.want {
+				if tt.want[i].Path != "" {
+					tt.want[i].Path = filepath.Join(dir, tt.want[i].Path)
+				}
+			}
+			if diff := cmp.Diff(tt.want, report.Missing, cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Missing (-want +got):\n%s", diff)
+			}
+			if report.Checked != 1 || len(report.Corrupt) != 0 {
+				t.Errorf("Checked %d, Corrupt %v; want the one stored blob, sound", report.Checked, report.Corrupt)
+			}
+		})
+	}
+}
+
+func TestImageErrorMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		err  session.ImageError
+		want string
+	}{
+		{"missing", session.ImageError{SHA256: "ab12", Path: "/p/ab/ab12", Err: session.ErrImageMissing},
+			"image sha256:ab12 missing at /p/ab/ab12"},
+		{"invalid name", session.ImageError{SHA256: "../etc", Err: session.ErrInvalidSHA},
+			`image "../etc" cannot name a blob: invalid sha256`},
+		{"unreadable", session.ImageError{SHA256: "ab12", Path: "/p/ab/ab12", Err: fs.ErrPermission},
+			"image sha256:ab12 unreadable at /p/ab/ab12: permission denied"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.err.Error(); got != tt.want {
+				t.Errorf("Error() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// rel is where blob s lives, relative to the store.
+func rel(s string) string { return filepath.Join(s[:2], s) }
+
+func sortedErrors(errs []session.ImageError) []session.ImageError {
+	slices.SortFunc(errs, func(a, b session.ImageError) int { return strings.Compare(a.SHA256, b.SHA256) })
+	return errs
+}
+
+func TestImageUsers(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	const shared = "ab0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+	const own = "cd0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+	image := func(sha string) session.Block {
+		return session.Block{Type: session.BlockImage, SHA256: sha, MediaType: "image/png"}
+	}
+	a, b := newDoc(archID, t0, 2, 0), newDoc(healthyID, t0, 1, 0)
+	a.Threads[0].Messages = []session.Message{{ID: "m1", Role: "user", Content: []session.Block{image(shared), image(own)}}}
+	a.Threads[1].Messages = []session.Message{{ID: "m2", Role: "user", Content: []session.Block{image(shared)}}}
+	b.Threads[0].Messages = []session.Message{{ID: "m3", Role: "user", Content: []session.Block{image(shared)}}}
+	for _, d := range []*session.Document{a, b} {
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Archive(archID); err != nil {
+		t.Fatal(err)
+	}
+	d := damagedDocs[0]
+	install(t, dir, d.file, d.id)
+
+	var last progressCall
+	users, damaged, err := s.ImageUsers(func(done, total int) { last = progressCall{done, total} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{shared: sortedStrings([]string{archID, healthyID}), own: {archID}}
+	if diff := cmp.Diff(want, users); diff != "" {
+		t.Errorf("users (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{d.id}, ids(damaged)); diff != "" {
+		t.Errorf("damaged (-want +got):\n%s", diff)
+	}
+	if last != (progressCall{3, 3}) {
+		t.Errorf("last progress call %v, want {3 3}", last)
 	}
 }
 
