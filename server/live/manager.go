@@ -80,7 +80,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	busy     map[string]bool // sessions an Exclusive operation is moving
+	busy     map[string]chan struct{} // sessions an Exclusive operation is moving; closed when done
 	closed   bool
 }
 
@@ -104,7 +104,7 @@ func NewManager(opts Options) *Manager {
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
-	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]bool{}}
+	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}}
 }
 
 // Get returns the live session id if this process has it open.
@@ -128,7 +128,7 @@ func (m *Manager) Open(id string) (*Session, error) {
 		s.touch()
 		return s, nil
 	}
-	if m.busy[id] {
+	if _, busy := m.busy[id]; busy {
 		return nil, fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
 	}
 	if archived, err := m.opts.Store.IsArchived(id); err != nil {
@@ -194,14 +194,22 @@ func (m *Manager) Release(id string) {
 
 // Exclusive runs fn (an archive or a restore) with session id closed here
 // and kept from opening until fn returns: fn takes the writer lock itself,
-// and no page or message can reopen the session under it.
+// and no page or message can reopen the session under it. An Exclusive
+// operation already moving the session is waited for first: moving a
+// session's files takes a moment.
 func (m *Manager) Exclusive(id string, fn func() error) error {
 	m.mu.Lock()
-	if m.busy[id] {
+	for {
+		running, busy := m.busy[id]
+		if !busy {
+			break
+		}
 		m.mu.Unlock()
-		return fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
+		<-running
+		m.mu.Lock()
 	}
-	m.busy[id] = true
+	done := make(chan struct{})
+	m.busy[id] = done
 	s, live := m.sessions[id]
 	delete(m.sessions, id)
 	m.mu.Unlock()
@@ -209,6 +217,7 @@ func (m *Manager) Exclusive(id string, fn func() error) error {
 		m.mu.Lock()
 		delete(m.busy, id)
 		m.mu.Unlock()
+		close(done)
 	}()
 	if live {
 		s.close()

@@ -26,7 +26,7 @@ func (s *sentinel) feed(chunk []byte, out *capture) (string, bool) {
 	if !s.found {
 		i := bytes.Index(s.pending, s.start)
 		if i < 0 {
-			keep := min(len(s.pending), len(s.start)-1)
+			keep := s.markerPrefix()
 			out.write(s.pending[:len(s.pending)-keep])
 			s.pending = append(s.pending[:0], s.pending[len(s.pending)-keep:]...)
 			return "", false
@@ -39,6 +39,18 @@ func (s *sentinel) feed(chunk []byte, out *capture) (string, bool) {
 		return string(s.pending[:j]), true
 	}
 	return "", false
+}
+
+// markerPrefix is the length of the longest end of pending that could be
+// the start of the marker: only that is held back, so output reaches
+// out (and the journal) as it arrives, all but at most a newline.
+func (s *sentinel) markerPrefix() int {
+	for n := min(len(s.pending), len(s.start)-1); n > 0; n-- {
+		if bytes.HasSuffix(s.pending, s.start[:n]) {
+			return n
+		}
+	}
+	return 0
 }
 
 // flush passes on what feed held back, when no sentinel is coming.

@@ -422,3 +422,42 @@ func TestShellKilled(t *testing.T) {
 		t.Errorf("the new shell is in %q, want %q", got, want)
 	}
 }
+
+// TestShellProgress: output reaches the progress callback while the
+// command still runs (all of a line but its newline, which could start
+// the end marker), so a crash keeps what a command printed so far.
+func TestShellProgress(t *testing.T) {
+	sh, dir := newShell(t)
+	gate := filepath.Join(dir, "gate")
+	var mu sync.Mutex
+	var seen strings.Builder
+	done := make(chan tools.RunResult, 1)
+	go func() {
+		res, _ := sh.RunWithProgress(context.Background(), "echo first-line; while [ ! -e "+gate+" ]; do sleep 0.01; done; echo second", long, func(p []byte) {
+			mu.Lock()
+			seen.Write(p)
+			mu.Unlock()
+		})
+		done <- res
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		got := seen.String()
+		mu.Unlock()
+		if got == "first-line" || got == "first-line\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("progress saw %q while the command waits, want its first line", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	os.WriteFile(gate, nil, 0o600)
+	res := <-done
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Output != "first-line\nsecond\n" || seen.String() != res.Output {
+		t.Errorf("output %q, progress saw %q", res.Output, seen.String())
+	}
+}
