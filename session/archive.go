@@ -162,6 +162,9 @@ func (s *Store) moveFiles(id, from, to string) error {
 			return fmt.Errorf("move session %s: %w", id, err)
 		}
 	}
+	if len(names) > 0 && names[len(names)-1] == id+".json" {
+		s.noteMoved(id, from, to)
+	}
 	if err := syncDir(to); err != nil {
 		return err
 	}

@@ -113,3 +113,63 @@ func BenchmarkList(b *testing.B) {
 		})
 	}
 }
+
+// listBench writes 10,000 realistic documents, opens a store on them with a clock the
+// benchmark moves, and lists once, so the cache is warm.
+func listBench(b *testing.B) (*session.Store, *clock, func(*testing.B)) {
+	b.Helper()
+	dir := b.TempDir()
+	writeListFixture(b, dir, 10000)
+	c := &clock{now: time.Now()}
+	s := mustOpen(b, dir, session.Options{Now: c.Now})
+	list := func(b *testing.B) {
+		sums, err := s.List(session.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(sums) != 10000 {
+			b.Fatalf("listed %d sessions, want 10000", len(sums))
+		}
+	}
+	list(b)
+	return s, c, list
+}
+
+// BenchmarkList10000Unchanged lists a folder nothing changed in since the
+// last listing.
+func BenchmarkList10000Unchanged(b *testing.B) {
+	_, _, list := listBench(b)
+	for b.Loop() {
+		list(b)
+	}
+}
+
+// BenchmarkList10000ChangedOne lists after this store changed one session's
+// title (the save itself is not timed).
+func BenchmarkList10000ChangedOne(b *testing.B) {
+	s, _, list := listBench(b)
+	id := fmt.Sprintf("0193c7b2-%04x-7000-8000-%012x", 77, 77)
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		if _, err := s.Update(id, func(d *session.Document) error {
+			d.Title = fmt.Sprint("renamed ", i)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		list(b)
+	}
+}
+
+// BenchmarkList10000Expired lists once the folder's scan has expired
+// (folderTTL), so every file's stat is checked again; none changed.
+func BenchmarkList10000Expired(b *testing.B) {
+	_, c, list := listBench(b)
+	for b.Loop() {
+		c.advance(time.Minute)
+		list(b)
+	}
+}

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,94 +15,406 @@ import (
 	"time"
 )
 
-// listCache keeps each document's summary with the stat it was read under,
-// so a repeated listing reads only documents that changed.
+// listCache is the store's one cache of what its documents say. For each
+// folder it keeps every document's summary, with the stat it was read or
+// written under and the summary encoded as the API answers it; and it
+// keeps the last listing of each kind, sorted and encoded. This store's own
+// writes and moves update it directly (noteWritten, noteMoved), so the
+// next listing reads nothing; changes made by anyone else are found by the
+// folder's stat and each file's stat.
 type listCache struct {
 	mu      sync.Mutex
-	entries map[string]cacheEntry
-	folders map[string]folderEntry
+	gen     uint64 // bumped by every change of what a listing returns
+	folders map[string]*folder
+	views   [2]*listView // by ListOptions.Archived; nil until built
 }
 
-// folderEntry is the last scan of a folder, valid while the folder's own
-// stat is unchanged and the scan is younger than folderTTL.
-type folderEntry struct {
+// folder is what the cache knows of one folder of documents.
+type folder struct {
+	// files are the folder's documents by ID, as of the last scan plus
+	// this store's own writes and moves since.
+	files map[string]*fileEntry
+	// info is the folder's stat when files was last known complete (nil:
+	// never). While the stat is unchanged and the last full scan is
+	// younger than folderTTL, files stand without a stat of any file.
 	info fs.FileInfo
-	at   time.Time // when the scan began, by the store's clock
-	sums []Summary
+	// recent: a full scan found the folder changed within recentWindow,
+	// so (as for a file) its stat alone cannot tell a later change apart
+	// and the next listing scans again.
+	recent bool
+	at     time.Time // when the last full scan began, by the store's clock
+	// noted counts this store's changes to the folder, and infoNoted how
+	// many of them info reflects: with more, a changed stat may be only
+	// this store's doing.
+	noted, infoNoted uint64
+	// lastNote is the cache's gen at this store's last change here: an
+	// observation begun before it may be out of date.
+	lastNote uint64
 }
 
-// folderTTL is how long an unchanged folder's scan is reused. A save that
-// renames a new file into place changes the folder, but an editor that
-// writes into the old file does not: its edit shows once the scan expires.
+// fileEntry is one document as the cache knows it. An entry is never
+// changed once made, so a listing may keep it.
+type fileEntry struct {
+	info    fs.FileInfo
+	sum     Summary
+	json    []byte // sum encoded as the API answers it; nil if encoding failed
+	jsonErr error
+	// recent: the file had changed within recentWindow of when its stat
+	// was taken, so that stat alone cannot tell a later change apart. The
+	// entry serves listings, but the next stat of the file reads it again.
+	recent bool
+	// ahead: the summary is ahead of the file, with changes this store's
+	// writer has journaled but not yet folded into it (noteChanged). It
+	// stands while the file's stat is unchanged, recent or not: the writer
+	// holds the lock, and its next fold replaces the file.
+	ahead bool
+	// loaded: this store decoded or encoded the whole document, so it is
+	// known good (checkOverwrite), not only summarised.
+	loaded bool
+	seq    uint64 // the cache's gen when this store noted it; 0 if scanned
+}
+
+// listView is one listing as it was at gen: its entries newest first,
+// their summaries, and (built on first use) their JSON array.
+type listView struct {
+	gen     uint64
+	entries []*fileEntry
+	sums    []Summary
+	once    sync.Once
+	json    []byte
+	err     error
+}
+
+// folderTTL is how long a folder's scan is trusted while its stat is
+// unchanged. A save that renames a new file into place changes the folder,
+// but an editor that writes into the old file does not: its edit shows
+// once the scan expires. The same bound covers a change another process
+// makes to the folder in the same clock tick as one a listing already saw
+// (the folder's stat cannot tell them apart), and another process's save
+// of an existing document between two listings in which this store also
+// wrote to the folder (see noteWritten).
 const folderTTL = 10 * time.Second
 
-type cacheEntry struct {
-	info fs.FileInfo
-	sum  Summary
-}
+// recentWindow is how fresh a file may be for its stat alone to vouch for
+// its content: a save in the same coarse clock tick as the last one,
+// reusing its inode and size, would otherwise look unchanged on kernels
+// with coarse file times. A fresher file is read again at its next stat.
+const recentWindow = 2 * time.Second
 
 func newListCache() *listCache {
-	return &listCache{entries: map[string]cacheEntry{}, folders: map[string]folderEntry{}}
+	return &listCache{folders: map[string]*folder{}}
 }
 
-// folder returns a copy of the last scan of dir if dir is unchanged since
-// and the scan, at now, is younger than folderTTL.
-func (c *listCache) folder(dir string, info fs.FileInfo, now time.Time) ([]Summary, bool) {
+// folder returns dir's entry, made empty if absent; c.mu is held.
+func (c *listCache) folder(dir string) *folder {
+	f, ok := c.folders[dir]
+	if !ok {
+		f = &folder{files: map[string]*fileEntry{}}
+		c.folders[dir] = f
+	}
+	return f
+}
+
+// newEntry makes the entry of a document whose stat info was taken no
+// earlier than now.
+func newEntry(info fs.FileInfo, sum Summary, now time.Time) *fileEntry {
+	// encoding/json, as echo's c.JSON would: the API's bytes do not change.
+	data, err := json.Marshal(sum)
+	return &fileEntry{
+		info: info, sum: sum, json: data, jsonErr: err,
+		recent: info == nil || now.Sub(info.ModTime()) < recentWindow,
+	}
+}
+
+// noteWritten tells the listing that this store has just written doc to
+// dir/<doc.ID>.json, whose stat (taken after the rename into place) is
+// info. The next listing shows it without reading the file or the folder
+// again. Every write of a document by this store calls it once the file
+// is in place, and only then.
+//
+// The rename changes the folder's stat; the next listing then reads the
+// folder's names only (no stat of each file), and if they are the ones the
+// cache has, trusts the cache. A new or removed document still shows at
+// once; another process's save of an existing document made between two
+// listings in which this store also wrote shows within folderTTL.
+func (s *Store) noteWritten(dir string, doc *Document, info fs.FileInfo) {
+	e := newEntry(info, doc.Summarize(), s.now())
+	e.loaded = true
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	c.gen++
+	e.seq = c.gen
+	f.files[doc.ID] = e
+	f.noted++
+	f.lastNote = c.gen
+}
+
+// noteRead tells the cache that this store has decoded doc, whole and
+// healthy, from dir/<doc.ID>.json under stat info, so that knows vouches
+// for it. It adds a document the cache did not have, but never replaces a
+// summary the cache has under another stat: a read that raced with a
+// save would put an old one back.
+func (s *Store) noteRead(dir string, doc *Document, info fs.FileInfo) {
+	e := newEntry(info, doc.Summarize(), s.now())
+	e.loaded = true
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	switch cur, ok := f.files[doc.ID]; {
+	case !ok:
+		c.gen++
+		e.seq = c.gen
+		f.files[doc.ID] = e
+	case sameFile(cur.info, info) && !cur.loaded:
+		loaded := *cur // the same summary: no listing changes
+		loaded.loaded = true
+		f.files[doc.ID] = &loaded
+	}
+}
+
+// knows reports whether dir/<id>.json, now under stat info, is a document
+// this store itself decoded or wrote, unchanged since.
+func (s *Store) knows(dir, id string, info fs.FileInfo) bool {
+	c := s.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.folders[dir]
-	if !ok || !sameFile(f.info, info) || now.Sub(f.at) >= folderTTL {
+	if !ok {
+		return false
+	}
+	e, ok := f.files[id]
+	return ok && e.loaded && e.sum.Damaged == "" && sameFile(e.info, info)
+}
+
+// noteChanged tells the listing that session id in dir, whose writer this
+// store holds, now says doc: a change journaled but not yet folded into
+// the file, whose stat is still the one the cache has. The next listing
+// shows it. It reads no file, so a writer may call it under its mutex;
+// after a fold (noteWritten) it is due again for changes made meanwhile.
+func (s *Store) noteChanged(dir string, doc *Document) {
+	sum := doc.Summarize()
+	now := s.now()
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	cur, ok := f.files[doc.ID]
+	if !ok || cur.sum == sum {
+		return // not known here: the next scan reads the file
+	}
+	e := newEntry(cur.info, sum, now)
+	e.recent, e.loaded, e.ahead = cur.recent, cur.loaded, true
+	c.gen++
+	e.seq = c.gen
+	f.files[doc.ID] = e
+	f.lastNote = c.gen
+}
+
+// noteMoved tells the listing that this store has just moved session id's
+// document from one folder to the other (archive, restore). A rename keeps
+// the file's stat, so its entry moves as it is.
+func (s *Store) noteMoved(id, from, to string) {
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	src, dst := c.folder(from), c.folder(to)
+	c.gen++
+	for _, f := range []*folder{src, dst} {
+		f.noted++
+		f.lastNote = c.gen
+	}
+	e, ok := src.files[id]
+	if !ok {
+		dst.info = nil // not known where it came from: read the folder again
+		return
+	}
+	delete(src.files, id)
+	moved := *e
+	moved.seq = c.gen
+	dst.files[id] = &moved
+}
+
+// observe keeps what a stat and read begun at gen since found, unless this
+// store changed the folder in the meantime.
+func (c *listCache) observe(dir, id string, e *fileEntry, since uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	if f.lastNote > since || f.files[id] == e {
+		return
+	}
+	c.gen++
+	f.files[id] = e
+}
+
+// lookup returns the entry of dir/<id>.json if the cache has one that its
+// stat info vouches for.
+func (c *listCache) lookup(dir, id string, info fs.FileInfo) (*fileEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.folders[dir]
+	if !ok {
 		return nil, false
 	}
-	return slices.Clone(f.sums), true
-}
-
-// putFolder keeps a scan of dir begun at at, taken after info was read: a
-// change made during the scan changes the folder's stat, so the scan is not
-// reused. Like files, a folder changed within the last moments is not kept.
-func (c *listCache) putFolder(dir string, info fs.FileInfo, sums []Summary, at time.Time) {
-	if at.Sub(info.ModTime()) < recentWindow {
-		return
+	e, ok := f.files[id]
+	if !ok || (e.recent && !e.ahead) || !sameFile(e.info, info) {
+		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.folders[dir] = folderEntry{info: info, at: at, sums: slices.Clone(sums)}
+	return e, true
 }
 
-func (c *listCache) get(path string, info fs.FileInfo) (Summary, bool) {
+// folderCheck is what a folder's stat says about the cache's entries.
+type folderCheck int
+
+const (
+	folderScan      folderCheck = iota // unknown or expired: stat every file
+	folderUnchanged                    // the entries stand
+	folderOwnWrites                    // changed, maybe only by this store
+)
+
+// begin returns how many of this store's changes dir has seen and the
+// cache's gen: read before a stat, they date what the stat shows.
+func (c *listCache) begin(dir string) (noted, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[path]
-	if !ok || !sameFile(e.info, info) {
-		return Summary{}, false
+	return c.folder(dir).noted, c.gen
+}
+
+// check says what dir's stat info, taken at now after begin returned
+// noted, means for its entries.
+func (c *listCache) check(dir string, info fs.FileInfo, now time.Time) folderCheck {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	switch {
+	case f.info == nil || now.Before(f.at) || now.Sub(f.at) >= folderTTL:
+		return folderScan
+	case sameFile(f.info, info) && !f.recent:
+		return folderUnchanged
+	case f.noted > f.infoNoted:
+		return folderOwnWrites
 	}
-	return e.sum, true
+	return folderScan
 }
 
-// recentWindow is how fresh a file may be and still be cached: a save in
-// the same coarse clock tick as the last one, reusing its inode and size,
-// would otherwise look unchanged on kernels with coarse file times.
-const recentWindow = 2 * time.Second
-
-// put keeps a file's summary, its stat read no earlier than now.
-func (c *listCache) put(path string, info fs.FileInfo, sum Summary, now time.Time) {
-	if now.Sub(info.ModTime()) < recentWindow {
-		return
+// adopt takes info as dir's stat if the folder's documents are exactly the
+// entries the cache has (ids, read after info); noted is what begin
+// returned before info was taken.
+func (c *listCache) adopt(dir string, info fs.FileInfo, ids []string, noted uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	if len(ids) != len(f.files) {
+		return false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[path] = cacheEntry{info: info, sum: sum}
-}
-
-// prune forgets documents that are gone from the folder just listed.
-func (c *listCache) prune(dir string, seen map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for path := range c.entries {
-		if filepath.Dir(path) == dir && !seen[path] {
-			delete(c.entries, path)
+	for _, id := range ids {
+		if _, ok := f.files[id]; !ok {
+			return false
 		}
 	}
+	f.info, f.infoNoted, f.recent = info, noted, false
+	return true
+}
+
+// entries returns a copy of dir's entries.
+func (c *listCache) entries(dir string) map[string]*fileEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.folder(dir).files)
+}
+
+// commit keeps a full scan of dir begun at at, under the folder's stat
+// info, after begin returned noted and gen. Documents this store wrote or
+// moved in during the scan keep what it noted: the scan may have seen the
+// file before.
+func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.FileInfo, at time.Time, noted, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	for id, e := range f.files {
+		if e.seq > gen {
+			files[id] = e
+		}
+	}
+	changed := len(files) != len(f.files)
+	for id, e := range files {
+		if changed {
+			break
+		}
+		changed = f.files[id] != e
+	}
+	f.files, f.info, f.at, f.infoNoted = files, info, at, noted
+	f.recent = at.Sub(info.ModTime()) < recentWindow
+	if changed {
+		c.gen++
+	}
+}
+
+// view returns the listing of the cache's entries for active (archived
+// false) or archived sessions, from the active and archived folders. An
+// unchanged one is kept, sorted and encoded.
+func (c *listCache) view(active, archived string, wantArchived bool) *listView {
+	k := 0
+	if wantArchived {
+		k = 1
+	}
+	c.mu.Lock()
+	if v := c.views[k]; v != nil && v.gen == c.gen {
+		c.mu.Unlock()
+		return v
+	}
+	gen := c.gen
+	var entries []*fileEntry
+	if wantArchived {
+		entries = slices.AppendSeq(entries, maps.Values(c.folder(archived).files))
+	}
+	for _, e := range c.folder(active).files {
+		if e.sum.Archived == wantArchived {
+			entries = append(entries, e)
+		}
+	}
+	c.mu.Unlock()
+
+	// Sorted outside the lock: saves note their writes meanwhile.
+	slices.SortFunc(entries, func(a, b *fileEntry) int { return newestFirst(a.sum, b.sum) })
+	v := &listView{gen: gen, entries: entries, sums: make([]Summary, len(entries))}
+	for i, e := range entries {
+		v.sums[i] = e.sum
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur := c.views[k]; cur == nil || cur.gen < gen {
+		c.views[k] = v
+	}
+	return v
+}
+
+// encode returns the view as a JSON array, as encoding/json encodes
+// []Summary (echo's c.JSON), with its final newline.
+func (v *listView) encode() ([]byte, error) {
+	v.once.Do(func() {
+		n := 3
+		for _, e := range v.entries {
+			n += len(e.json) + 1
+		}
+		b := make([]byte, 0, n)
+		b = append(b, '[')
+		for i, e := range v.entries {
+			if e.jsonErr != nil {
+				v.err = fmt.Errorf("encode session %s: %w", e.sum.ID, e.jsonErr)
+				return
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.json...)
+		}
+		v.json = append(b, ']', '\n')
+	})
+	return v.json, v.err
 }
 
 // ListOptions choose what List returns.
@@ -115,87 +429,156 @@ type ListOptions struct {
 // Damaged documents are included with Damaged set and their file time as
 // UpdatedAt; they are only read, never touched.
 func (s *Store) List(opts ListOptions) ([]Summary, error) {
-	active, err := s.scanDir(s.dir)
+	v, err := s.listView(opts)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, 0, len(active))
+	return slices.Clone(v.sums), nil
+}
+
+// ListJSON returns what List returns as a JSON array, as encoding/json
+// encodes it, with a final newline. An unchanged listing's bytes are kept,
+// so a repeated call encodes nothing. The bytes are shared: read only.
+func (s *Store) ListJSON(opts ListOptions) ([]byte, error) {
+	v, err := s.listView(opts)
+	if err != nil {
+		return nil, err
+	}
+	return v.encode()
+}
+
+func (s *Store) listView(opts ListOptions) (*listView, error) {
+	if err := s.refresh(s.dir); err != nil {
+		return nil, err
+	}
 	if opts.Archived {
-		archived, err := s.scanDir(s.archivedDir)
-		if err != nil {
+		if err := s.refresh(s.archivedDir); err != nil {
 			return nil, err
 		}
-		out = archived
 	}
-	for _, sum := range active {
-		if sum.Archived == opts.Archived {
-			out = append(out, sum)
-		}
-	}
-	sortNewestFirst(out)
-	return out, nil
+	return s.cache.view(s.dir, s.archivedDir, opts.Archived), nil
 }
 
-func sortNewestFirst(sums []Summary) {
-	slices.SortFunc(sums, func(a, b Summary) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
+func sortNewestFirst(sums []Summary) { slices.SortFunc(sums, newestFirst) }
+
+func newestFirst(a, b Summary) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(b.ID, a.ID)
 }
 
-// scanDir summarises every document in dir. When the folder itself has not
-// changed since a recent scan (every save renames a new file into place,
-// which changes the folder), that result stands; otherwise each file comes
-// from the cache where it is unchanged and the rest are read in parallel.
+// scanDir brings dir's entries up to date and returns their summaries.
 func (s *Store) scanDir(dir string) ([]Summary, error) {
-	// The clock is read before any stat, so a file or folder is never
-	// taken for older than it is.
-	now := s.now()
-	dirInfo, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+	if err := s.refresh(dir); err != nil {
+		return nil, err
 	}
-	if sums, ok := s.cache.folder(dir, dirInfo, now); ok {
-		return sums, nil
+	files := s.cache.entries(dir)
+	sums := make([]Summary, 0, len(files))
+	for _, e := range files {
+		sums = append(sums, e.sum)
 	}
-	sums, err := s.scanFiles(dir, now)
-	if err == nil {
-		s.cache.putFolder(dir, dirInfo, sums, now)
-	}
-	return sums, err
+	return sums, nil
 }
 
-func (s *Store) scanFiles(dir string, now time.Time) ([]Summary, error) {
-	entries, err := os.ReadDir(dir)
+// refresh brings the cache's entries of dir up to date. An unchanged
+// folder (every save renames a new file into place, which changes the
+// folder) reads nothing. A folder changed by this store's writes only
+// reads its names. Otherwise every file is stat'ed, and those whose stat
+// changed are read in parallel.
+func (s *Store) refresh(dir string) error {
+	// The clock and the count of this store's changes are read before any
+	// stat, so neither a file nor a change is ever taken for older than it is.
+	now := s.now()
+	noted, gen := s.cache.begin(dir)
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	switch s.cache.check(dir, info, now) {
+	case folderUnchanged:
+		return nil
+	case folderOwnWrites:
+		ids, err := readIDs(dir)
+		if err != nil {
+			return err
+		}
+		if s.cache.adopt(dir, info, ids, noted) {
+			return nil
+		}
+	}
+	return s.scanFiles(dir, info, now, noted, gen)
+}
+
+// readDocs lists the documents of dir, in no particular order (os.ReadDir
+// sorts, which a listing does not need).
+func readDocs(dir string) ([]fs.DirEntry, error) {
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	sums := make([]Summary, 0, len(entries))
-	seen := make(map[string]bool, len(entries))
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return entries, nil
+}
+
+// readIDs lists the IDs that dir's document names carry, reading names
+// only: a folder entry that is not a regular file is counted as well,
+// which at worst makes the caller scan the folder.
+func readIDs(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	ids := names[:0]
+	for _, name := range names {
+		if id, ok := strings.CutSuffix(name, ".json"); ok && ValidateID(id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted, gen uint64) error {
+	entries, err := readDocs(dir)
+	if err != nil {
+		return err
+	}
+	prev := s.cache.entries(dir)
+	files := make(map[string]*fileEntry, len(entries))
 	var misses []miss
 	for _, e := range entries {
 		id, ok := docID(e)
 		if !ok {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		seen[path] = true
 		info, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // moved away since ReadDir
 		} else if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return fmt.Errorf("list sessions: %w", err)
 		}
-		if sum, ok := s.cache.get(path, info); ok {
-			sums = append(sums, sum)
+		if p, ok := prev[id]; ok && (!p.recent || p.ahead) && sameFile(p.info, info) {
+			files[id] = p
 			continue
 		}
-		misses = append(misses, miss{id: id, path: path, info: info})
+		misses = append(misses, miss{id: id, path: filepath.Join(dir, e.Name()), info: info})
 	}
-	s.cache.prune(dir, seen)
-	return append(sums, s.summarize(misses, now)...), nil
+	for _, m := range s.summarize(misses) {
+		if !m.gone {
+			files[m.id] = newEntry(m.info, m.sum, now)
+		}
+	}
+	s.cache.commit(dir, files, dirInfo, now, noted, gen)
+	return nil
 }
 
 type miss struct {
@@ -215,9 +598,8 @@ func docID(e fs.DirEntry) (string, bool) {
 }
 
 // summarize reads documents on a few goroutines: a cold listing of
-// thousands of files is bound by syscalls and parsing, both parallel. now
-// is the time before their stats were read.
-func (s *Store) summarize(misses []miss, now time.Time) []Summary {
+// thousands of files is bound by syscalls and parsing, both parallel.
+func (s *Store) summarize(misses []miss) []miss {
 	workers := min(runtime.GOMAXPROCS(0)*2, len(misses))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -233,15 +615,7 @@ func (s *Store) summarize(misses []miss, now time.Time) []Summary {
 	}
 	close(next)
 	wg.Wait()
-	out := make([]Summary, 0, len(misses))
-	for _, m := range misses {
-		if m.gone {
-			continue
-		}
-		s.cache.put(m.path, m.info, m.sum, now)
-		out = append(out, m.sum)
-	}
-	return out
+	return misses
 }
 
 func summarizeFile(m miss) (sum Summary, gone bool) {
@@ -327,18 +701,21 @@ func (s *Store) Header(id string) (Summary, error) {
 	}
 	path := filepath.Join(dir, id+".json")
 	now := s.now()
+	_, gen := s.cache.begin(dir)
 	info, err := os.Lstat(path)
 	if err != nil {
 		return Summary{}, fmt.Errorf("read session %s: %w", id, err)
 	}
-	if sum, ok := s.cache.get(path, info); ok {
-		return sum, nil
+	e, ok := s.cache.lookup(dir, id, info)
+	if !ok {
+		sum, gone := summarizeFile(miss{id: id, path: path, info: info})
+		if gone {
+			return Summary{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		e = newEntry(info, sum, now)
+		s.cache.observe(dir, id, e, gen)
 	}
-	sum, gone := summarizeFile(miss{id: id, path: path, info: info})
-	if gone {
-		return Summary{}, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	s.cache.put(path, info, sum, now)
+	sum := e.sum
 	if sum.Damaged != "" {
 		return sum, &DamagedError{Path: path, Reason: sum.Damaged}
 	}

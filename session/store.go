@@ -272,6 +272,7 @@ func (s *Store) saveTo(dir string, doc *Document) error {
 	}
 	if info, err := os.Lstat(path); err == nil {
 		s.remember(path, info)
+		s.noteWritten(dir, doc, info)
 	}
 	return nil
 }
