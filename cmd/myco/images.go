@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+
+	"myco/session"
 )
 
 func imagesCommand(ctx context.Context, e env, profile string, args []string) error {
@@ -35,24 +39,68 @@ func imagesCommand(ctx context.Context, e env, profile string, args []string) er
 	}
 }
 
+// verifyImages hashes every stored image and looks for every image a
+// session refers to. Each problem is one line on stderr, naming the session
+// that refers to the image: that is whose picture is lost, and where a
+// person goes to mend it.
 func verifyImages(e env, st *stores) error {
-	p := newProgress(e.stderr, "verifying images")
-	rep, err := st.images.Verify(p.update)
+	p := newProgress(e.stderr, "reading sessions")
+	users, damaged, err := st.sessions.ImageUsers(p.update)
 	p.done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "checked %d images (%s)\n", rep.Checked, byteSize(rep.Bytes))
+	referenced := make(map[string]bool, len(users))
+	for sha := range users {
+		referenced[sha] = true
+	}
+	p = newProgress(e.stderr, "verifying images")
+	rep, err := st.images.Verify(referenced, p.update)
+	p.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "checked %d images (%s); %d referenced by sessions\n", rep.Checked, byteSize(rep.Bytes), len(referenced))
 	for _, s := range rep.Stray {
 		fmt.Fprintf(e.stdout, "stray file (left alone): %s\n", s)
 	}
-	for _, c := range rep.Corrupt {
-		fmt.Fprintf(e.stdout, "%s\n", c.Error())
+	for _, d := range damaged {
+		fmt.Fprintf(e.stderr, "session %s: cannot read its image references: %s\n", d.ID, oneLine(d.Damaged))
+	}
+	for _, bad := range append(rep.Missing, rep.Corrupt...) {
+		reportImage(e, bad, users[bad.SHA256])
+	}
+	return verifyOutcome(rep, len(damaged))
+}
+
+// reportImage prints one line per session that refers to a bad image, or
+// one line saying that none does (then nothing is lost but disk space).
+func reportImage(e env, bad session.ImageError, sessions []string) {
+	if len(sessions) == 0 {
+		fmt.Fprintf(e.stderr, "%s (no session refers to it)\n", bad.Error())
+	}
+	for _, id := range sessions {
+		fmt.Fprintf(e.stderr, "session %s: %s\n", id, bad.Error())
+	}
+}
+
+// verifyOutcome sums up what verify found as the command's error, nil when
+// every image is sound and every document could be checked.
+func verifyOutcome(rep session.VerifyReport, damaged int) error {
+	var problems []string
+	if n := len(rep.Missing); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d referenced images are missing", n))
 	}
 	if n := len(rep.Corrupt); n > 0 {
-		return fmt.Errorf("%d of %d images are corrupt or unreadable", n, rep.Checked)
+		problems = append(problems, fmt.Sprintf("%d of %d images are corrupt or unreadable", n, rep.Checked))
 	}
-	return nil
+	if damaged > 0 {
+		problems = append(problems, fmt.Sprintf("%d damaged documents could not be checked", damaged))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "; "))
 }
 
 // collectImages removes blobs that no document refers to. A damaged

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,6 +171,12 @@ func TestDamagedDocumentCommands(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "damaged") {
 		t.Errorf("gc with a damaged document: %d %q", code, errOut)
 	}
+	// Its images cannot be looked for: verify cannot say all is well.
+	_, errOut, code = c.run("images", "verify")
+	if code != 1 || !strings.Contains(errOut, "session "+id+": cannot read its image references") ||
+		!strings.Contains(errOut, "1 damaged documents could not be checked") {
+		t.Errorf("verify with a damaged document: %d %q", code, errOut)
+	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) {
 		t.Errorf("damaged document changed")
 	}
@@ -187,9 +194,9 @@ func TestImageCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := c.run("images", "verify")
-	if code != 0 || !strings.Contains(out, "checked 1 images") {
-		t.Errorf("verify: %d %q", code, out)
+	out, errOut, code := c.run("images", "verify")
+	if code != 0 || !strings.Contains(out, "checked 1 images") || errOut != "" {
+		t.Errorf("verify: %d %q %q", code, out, errOut)
 	}
 	out, _, code = c.run("images", "gc", "--dry-run")
 	if code != 0 || !strings.Contains(out, "would remove "+ref.SHA256) || !im.Has(ref.SHA256) {
@@ -197,10 +204,81 @@ func TestImageCommands(t *testing.T) {
 	}
 	path, _ := im.Path(ref.SHA256)
 	os.WriteFile(path, []byte("GIF89a\x01\x00\x01\x00\x00\x00\x01;"), 0o600)
-	out, errOut, code := c.run("images", "verify")
-	if code != 1 || !strings.Contains(out, "corrupt") || !strings.Contains(errOut, "1 of 1 images") {
+	out, errOut, code = c.run("images", "verify")
+	if code != 1 || !strings.Contains(errOut, "corrupt") || !strings.Contains(errOut, "no session refers to it") ||
+		!strings.Contains(errOut, "1 of 1 images") {
 		t.Errorf("verify corrupt: %d %q %q", code, out, errOut)
 	}
+}
+
+// TestVerifyNamesSessions checks that verify finds the images sessions
+// refer to and that are not stored (hashing the store alone cannot see a
+// blob that is not there), and says whose they are.
+func TestVerifyNamesSessions(t *testing.T) {
+	c := newCLI(t)
+	im, err := session.OpenImages(filepath.Join(c.home, "profiles", "default", "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := im.Put([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := im.Put([]byte("GIF89a\x02\x00\x01\x00\x00\x00\x00;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gone = "0000000000000000000000000000000000000000000000000000000000000001"
+	fine := c.createWithImages("default", "fine", good.SHA256)
+	lost := c.createWithImages("default", "lost", gone, good.SHA256)
+	archived := c.createWithImages("default", "lost too", gone)
+	damagedImage := c.createWithImages("default", "damaged image", bad.SHA256)
+	if err := c.store("default").Archive(archived); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, code := c.run("images", "verify")
+	goneAt := filepath.Join(c.home, "profiles", "default", "images", gone[:2], gone)
+	wantLines := []string{
+		"session " + lost + ": image sha256:" + gone + " missing at " + goneAt,
+		"session " + archived + ": image sha256:" + gone + " missing at " + goneAt,
+		"myco: 1 referenced images are missing",
+	}
+	for _, w := range wantLines {
+		if !strings.Contains(errOut, w+"\n") {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if code != 1 || strings.Contains(errOut, fine) || !strings.Contains(out, "checked 2 images") {
+		t.Errorf("verify: code %d, out %q, err %q; want 1, 2 checked, and %s not named", code, out, errOut, fine)
+	}
+
+	path, _ := im.Path(bad.SHA256)
+	os.WriteFile(path, []byte("GIF89a rotten"), 0o600)
+	_, errOut, code = c.run("images", "verify")
+	want := "session " + damagedImage + ": image sha256:" + bad.SHA256 + " corrupt at " + path
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "1 of 2 images are corrupt") {
+		t.Errorf("verify corrupt: code %d, err %q; want 1 and %q", code, errOut, want)
+	}
+}
+
+// createWithImages makes a session whose one message shows images by SHA-256.
+func (c *cli) createWithImages(profile, title string, shas ...string) string {
+	c.t.Helper()
+	id := c.create(profile, title)
+	var blocks []session.Block
+	for _, sha := range shas {
+		blocks = append(blocks, session.Block{Type: session.BlockImage, SHA256: sha, MediaType: "image/gif"})
+	}
+	_, err := c.store(profile).Update(id, func(d *session.Document) error {
+		d.Threads[len(d.Threads)-1].Messages = append(d.Threads[len(d.Threads)-1].Messages,
+			session.Message{ID: "m1", Role: "user", Human: true, Content: blocks})
+		return nil
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return id
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -225,6 +303,79 @@ func TestUsageErrors(t *testing.T) {
 			_, errOut, code := c.run(tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.want) {
 				t.Errorf("code %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestShowSidecars checks that show prints the historical transcripts the
+// session page shows, whole, above the threads, archived or not.
+func TestShowSidecars(t *testing.T) {
+	c := newCLI(t)
+	id := c.create("default", "old work")
+	plain := c.create("default", "no history")
+	dir := c.sessionDir("default")
+	readline := "ls -la\nmake test\n"
+	console := "$ make test\nok  \tmyco/session\n"
+	os.WriteFile(filepath.Join(dir, id+".readline"), []byte(readline), 0o600)
+	os.WriteFile(filepath.Join(dir, id+".console"), []byte(console), 0o600)
+	want := "\n=== readline history (from before myco) ===\n" + readline +
+		"\n=== console transcript (from before myco) ===\n" + console +
+		"\n=== thread 0"
+
+	out, errOut, code := c.run("sessions", "show", id)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("show: code %d, err %q, out:\n%s\nwant it to hold:\n%s", code, errOut, out, want)
+	}
+	if _, _, code := c.run("sessions", "archive", id); code != 0 {
+		t.Fatalf("archive: code %d", code)
+	}
+	out, errOut, code = c.run("sessions", "show", id)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("show archived: code %d, err %q, out:\n%s", code, errOut, out)
+	}
+	out, _, code = c.run("sessions", "show", plain)
+	if code != 0 || strings.Contains(out, "from before myco") {
+		t.Errorf("show without sidecars: code %d, out:\n%s", code, out)
+	}
+}
+
+// TestTitleRule checks that `sessions title` renames by the one title rule
+// (session.SetTitle), as the page and the agent do.
+func TestTitleRule(t *testing.T) {
+	long := strings.Repeat("é", session.TitleMax+10)
+	tests := []struct {
+		name      string
+		title     string
+		archived  bool
+		wantCode  int
+		wantTitle string
+		wantErr   string
+	}{
+		{"one line, trimmed", "  Fix\n the\ttest ", false, 0, "Fix the test", ""},
+		{"cut to the cap", long, false, 0, strings.Repeat("é", session.TitleMax), ""},
+		{"empty refused", " \n ", false, 1, "before", "title is empty"},
+		{"archived refused", "After", true, 1, "before", "session is archived"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t)
+			id := c.create("default", "before")
+			if tt.archived {
+				if err := c.store("default").Archive(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, errOut, code := c.run("sessions", "title", id, tt.title)
+			doc, err := c.store("default").Load(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode || doc.Title != tt.wantTitle || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("code %d, title %q, stderr %q; want %d, %q, %q", code, doc.Title, errOut, tt.wantCode, tt.wantTitle, tt.wantErr)
+			}
+			if code == 0 && out != fmt.Sprintf("renamed %s to %q\n", id, tt.wantTitle) {
+				t.Errorf("stdout %q", out)
 			}
 		})
 	}

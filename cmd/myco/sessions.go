@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"text/tabwriter"
 	"time"
 
@@ -103,7 +105,39 @@ func showSession(e env, profile, prefix string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	return printTranscript(e.stdout, doc, archived)
+	sidecars, err := readSidecars(st.sessions, id)
+	if err != nil {
+		return err
+	}
+	return printTranscript(e.stdout, doc, archived, sidecars)
+}
+
+// sidecarKinds are the historical transcripts a session may have, in the
+// order the session page shows them, with its labels.
+var sidecarKinds = []struct{ kind, label string }{
+	{session.SidecarReadline, "Readline history"},
+	{session.SidecarConsole, "Console transcript"},
+}
+
+// sidecar is a historical transcript kept beside a document.
+type sidecar struct{ label, text string }
+
+// readSidecars reads the historical transcripts of session id, whole: the
+// page shows their tails only to keep a page light, a terminal or a pipe
+// can take all of it.
+func readSidecars(st *session.Store, id string) ([]sidecar, error) {
+	var out []sidecar
+	for _, k := range sidecarKinds {
+		data, err := st.Sidecar(id, k.kind)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the %s of session %s: %w", k.kind, id, err)
+		}
+		out = append(out, sidecar{label: k.label, text: string(data)})
+	}
+	return out, nil
 }
 
 func moveSession(e env, profile, prefix string, archive bool) error {

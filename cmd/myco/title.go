@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"myco/profiles"
@@ -23,21 +22,42 @@ func retitleSession(ctx context.Context, e env, profile, prefix, title string) e
 	if err != nil {
 		return err
 	}
-	title = strings.TrimSpace(title)
+	// Cleaned here as well as by the server, so the line below says what
+	// the title became, and an empty one is refused before any request.
+	title = session.CleanTitle(title)
+	if title == "" {
+		return fmt.Errorf("rename %s: %w", id, session.ErrEmptyTitle)
+	}
 	if info, ok := liveServer(st.profile); ok && answers(info) {
 		err = patchTitle(ctx, info, id, title)
 	} else {
-		_, err = st.sessions.Update(id, func(d *session.Document) error {
-			d.Title = title
-			d.UpdatedAt = time.Now().UTC()
-			return nil
-		})
+		err = setTitle(st.sessions, id, title)
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "renamed %s to %q\n", id, title)
 	return nil
+}
+
+// setTitle renames a session on disk under the rule the server applies:
+// an archived session, marked or only filed in the archive, is refused.
+func setTitle(st *session.Store, id, title string) error {
+	archived, err := st.IsArchived(id)
+	if err != nil {
+		return err
+	}
+	if archived {
+		return fmt.Errorf("rename %s: %w: restore it before renaming it", id, session.ErrArchived)
+	}
+	_, err = st.Update(id, func(d *session.Document) error {
+		changed, err := session.SetTitle(d, title)
+		if changed {
+			d.UpdatedAt = time.Now().UTC()
+		}
+		return err
+	})
+	return err
 }
 
 func patchTitle(ctx context.Context, info profiles.ServerInfo, id, title string) error {

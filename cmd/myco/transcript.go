@@ -9,9 +9,11 @@ import (
 	"myco/session"
 )
 
-// printTranscript writes a session as plain text: its header, then every
-// thread's messages, tool calls and their outcomes shortened.
-func printTranscript(w io.Writer, doc *session.Document, archived bool) error {
+// printTranscript writes a session as plain text: its header, the
+// historical transcripts kept beside it (where the session page shows them,
+// above the threads), then every thread's messages, tool calls and their
+// outcomes shortened.
+func printTranscript(w io.Writer, doc *session.Document, archived bool, sidecars []sidecar) error {
 	p := &printer{w: w}
 	p.line("%s", orDash(doc.Title))
 	p.line("  id       %s", doc.ID)
@@ -27,6 +29,9 @@ func printTranscript(w io.Writer, doc *session.Document, archived bool) error {
 	}
 	if doc.Scratchpad != "" {
 		p.line("  scratchpad:\n%s", indent(doc.Scratchpad, "    "))
+	}
+	for _, s := range sidecars {
+		p.line("\n=== %s (from before myco) ===\n%s", strings.ToLower(s.label), strings.TrimRight(s.text, "\n"))
 	}
 	for i, t := range doc.Threads {
 		p.thread(i, t)
