@@ -84,7 +84,14 @@ func (s *Server) getSession(c echo.Context) error {
 		return err
 	}
 	withoutInlineImages(doc)
-	return c.JSON(http.StatusOK, doc)
+	// The document codec, not c.JSON: encoding/json knows nothing of the
+	// `,embed` fields that keep members a newer myco wrote, so it would
+	// answer "Unknown": null and lose them.
+	data, err := session.Encode(doc)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
 }
 
 // withoutInlineImages drops the bytes of legacy inline images: the API
