@@ -142,6 +142,11 @@ func chatStatus(err error) (int, bool) {
 		return http.StatusConflict, true
 	case errors.Is(err, live.ErrNoTurn), errors.Is(err, live.ErrNoApproval):
 		return http.StatusConflict, true
+	// The session moved on under the request (closed for an archive or
+	// when idle, a new thread made meanwhile): the request was sound, the
+	// page only has to reload, so it is a conflict, not a server fault.
+	case errors.Is(err, live.ErrSessionClosed), errors.Is(err, live.ErrThreadChanged):
+		return http.StatusConflict, true
 	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
 		errors.Is(err, live.ErrNothingToCompact):
 		return http.StatusBadRequest, true

@@ -124,10 +124,14 @@ func (s *Server) patchSession(c echo.Context) error {
 		}
 	}
 	change := func(d *session.Document) error {
-		if archived, _ := s.opts.Sessions.IsArchived(d.ID); archived {
+		// Marked archived while its live session still runs (its files
+		// move when it closes), or already in the archive: read-only both.
+		if archived, _ := s.opts.Sessions.IsArchived(d.ID); archived || d.Archived {
 			return fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
 		}
-		applyPatch(d, req)
+		if err := applyPatch(d, req); err != nil {
+			return err
+		}
 		d.UpdatedAt = s.opts.Now().UTC()
 		// Told before the file changes, so the watcher never sees the new
 		// title as news and tells the tabs twice.
@@ -165,9 +169,13 @@ func (s *Server) updateSession(id string, change func(*session.Document) error) 
 	return session.Summary{}, fmt.Errorf("update session %s: %w", id, session.ErrLocked)
 }
 
-func applyPatch(d *session.Document, req patchRequest) {
+// applyPatch changes d as req says; the title goes through the one title
+// rule (session.SetTitle), so an empty one is refused and nothing changes.
+func applyPatch(d *session.Document, req patchRequest) error {
 	if req.Title != nil {
-		d.Title = strings.TrimSpace(*req.Title)
+		if _, err := session.SetTitle(d, *req.Title); err != nil {
+			return err
+		}
 	}
 	if req.Scratchpad != nil {
 		d.Scratchpad = *req.Scratchpad
@@ -178,6 +186,7 @@ func applyPatch(d *session.Document, req patchRequest) {
 	if req.Model != nil {
 		d.Model = strings.TrimSpace(*req.Model)
 	}
+	return nil
 }
 
 // checkLinks accepts web links only: a javascript: or file: URL has no

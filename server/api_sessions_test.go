@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"myco/session"
 )
 
 // newerDoc is a document a newer myco wrote: members this version does not
@@ -94,4 +97,48 @@ func findKey(v any, key, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestPatchTitleRule checks that PATCH renames by the one title rule
+// (session.SetTitle), as the CLI and the agent do.
+func TestPatchTitleRule(t *testing.T) {
+	ts := newTestServer(t)
+	long := strings.Repeat("é", session.TitleMax+10)
+	tests := []struct {
+		name       string
+		body       string
+		archived   bool
+		wantStatus int
+		wantTitle  string
+	}{
+		{"one line, trimmed", `{"title":" Fix\n the\ttest "}`, false, http.StatusOK, "Fix the test"},
+		{"cut to the cap", `{"title":"` + long + `"}`, false, http.StatusOK, strings.Repeat("é", session.TitleMax)},
+		{"empty refused", `{"title":" \n "}`, false, http.StatusBadRequest, "before"},
+		{"empty refused with the rest", `{"title":"","scratchpad":"lost"}`, false, http.StatusBadRequest, "before"},
+		{"archived refused", `{"title":"After"}`, true, http.StatusConflict, "before"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := ts.create("before").ID
+			if tt.archived {
+				wantStatus(t, ts.do("POST", "/api/sessions/"+id+"/archive", nil), http.StatusOK)
+			}
+			resp := ts.do("PATCH", "/api/sessions/"+id, strings.NewReader(tt.body))
+			wantStatus(t, resp, tt.wantStatus)
+			if tt.wantStatus == http.StatusOK {
+				if got := decode[session.Summary](t, resp); got.Title != tt.wantTitle {
+					t.Errorf("answered title %q, want %q", got.Title, tt.wantTitle)
+				}
+			} else if body := decode[map[string]any](t, resp); body["error"] == "" {
+				t.Errorf("refusal without a reason: %v", body)
+			}
+			doc, err := ts.sessions.Load(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Title != tt.wantTitle || doc.Scratchpad != "" {
+				t.Errorf("stored title %q, scratchpad %q; want %q and none", doc.Title, doc.Scratchpad, tt.wantTitle)
+			}
+		})
+	}
 }

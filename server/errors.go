@@ -44,13 +44,16 @@ func statusOf(err error) (int, apiError) {
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrImageMissing):
 		return http.StatusNotFound, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrInvalidID), errors.Is(err, session.ErrInvalidSHA),
-		errors.Is(err, session.ErrNotImage), errors.Is(err, errBadInput):
+		errors.Is(err, session.ErrNotImage), errors.Is(err, session.ErrEmptyTitle), errors.Is(err, errBadInput):
 		return http.StatusBadRequest, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrImageTooLarge):
 		return http.StatusRequestEntityTooLarge, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrDamaged), errors.Is(err, session.ErrAmbiguous),
 		errors.Is(err, session.ErrAlreadyArchived), errors.Is(err, session.ErrNotArchived),
-		errors.Is(err, session.ErrConflict), errors.Is(err, errReadOnly):
+		errors.Is(err, session.ErrConflict), errors.Is(err, session.ErrArchived), errors.Is(err, errReadOnly),
+		// A write through a writer let go (its live session closed under
+		// the request), or meant for a thread that is no longer the latest.
+		errors.Is(err, session.ErrWriterClosed), errors.Is(err, session.ErrThreadChanged):
 		return http.StatusConflict, apiError{Error: err.Error()}
 	default:
 		return http.StatusInternalServerError, apiError{Error: "internal error (details in the server log)"}
