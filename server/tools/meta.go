@@ -20,11 +20,9 @@ const (
 	MetaQuery           = "query"
 )
 
-// Limits of what session_meta stores.
-const (
-	TitleMax      = 200 // characters, of a title and of a link's title
-	ScratchpadMax = 100 << 10
-)
+// ScratchpadMax is the largest scratchpad session_meta stores, in bytes.
+// A title, and a link's title, are held to session.TitleMax characters.
+const ScratchpadMax = 100 << 10
 
 // Errors of ApplyMeta. ErrMetaInput is wrapped by every error about input
 // the model got wrong; ErrMetaQuery means the action is query, which the
@@ -46,7 +44,7 @@ type MetaInput struct {
 
 // MetaDescription tells the model what session_meta does.
 const MetaDescription = "Read and change this session's metadata. " +
-	"set_title {title}: the session's title (one line, at most 200 characters). " +
+	"set_title {title}: the session's title (one line, at most 120 characters). " +
 	"add_link {url, link_title?} / remove_link {url}: http(s) links kept with the session. " +
 	"read_scratchpad / write_scratchpad {text}: your notes for this session (replaced whole, at most 100 KB); " +
 	"they survive compaction. " +
@@ -96,16 +94,19 @@ func ApplyMeta(doc *session.Document, in MetaInput) (output string, changed bool
 	}
 }
 
+// setTitle renames by the one title rule (session.SetTitle), the page's and
+// the CLI's too.
 func setTitle(doc *session.Document, title string) (string, bool, error) {
-	title = oneLine(title, TitleMax)
-	if title == "" {
+	changed, err := session.SetTitle(doc, title)
+	switch {
+	case errors.Is(err, session.ErrEmptyTitle):
 		return "", false, fmt.Errorf("%w: set_title needs a title", ErrMetaInput)
+	case err != nil:
+		return "", false, fmt.Errorf("set_title: %w", err)
+	case !changed:
+		return "the title is already " + quote(doc.Title), false, nil
 	}
-	if title == doc.Title {
-		return "the title is already " + quote(title), false, nil
-	}
-	doc.Title = title
-	return "title set to " + quote(title), true, nil
+	return "title set to " + quote(doc.Title), true, nil
 }
 
 func addLink(doc *session.Document, rawURL, title string) (string, bool, error) {
@@ -113,7 +114,7 @@ func addLink(doc *session.Document, rawURL, title string) (string, bool, error) 
 	if err != nil {
 		return "", false, err
 	}
-	title = oneLine(title, TitleMax)
+	title = session.CleanTitle(title)
 	i := slices.IndexFunc(doc.Links, func(l session.Link) bool { return l.URL == u })
 	switch {
 	case i < 0:
@@ -162,16 +163,6 @@ func writeScratchpad(doc *session.Document, text string) (string, bool, error) {
 	}
 	doc.Scratchpad = text
 	return fmt.Sprintf("scratchpad saved (%d bytes)", len(text)), true, nil
-}
-
-// oneLine trims s, joins its lines with spaces and keeps at most limit
-// characters: titles show in a heading and a tab.
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
-	if r := []rune(s); len(r) > limit {
-		s = strings.TrimSpace(string(r[:limit]))
-	}
-	return s
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

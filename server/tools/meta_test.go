@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,8 +30,12 @@ func TestApplyMeta(t *testing.T) {
 	}{
 		{"set title, trimmed to one line", tools.MetaInput{Action: "set_title", Title: "  Fix\n the   test \t"},
 			`title set to "Fix the test"`, true, func(d *session.Document) { d.Title = "Fix the test" }},
-		{"set title, cut to 200 characters", tools.MetaInput{Action: "set_title", Title: strings.Repeat("é", 250)},
-			`title set to "` + strings.Repeat("é", 200) + `"`, true, func(d *session.Document) { d.Title = strings.Repeat("é", 200) }},
+		{"set title, cut to the cap", tools.MetaInput{Action: "set_title", Title: strings.Repeat("é", session.TitleMax+50)},
+			`title set to "` + strings.Repeat("é", session.TitleMax) + `"`, true, func(d *session.Document) { d.Title = strings.Repeat("é", session.TitleMax) }},
+		{"link title on one line, cut to the cap", tools.MetaInput{Action: "add_link", URL: "https://a.example", LinkTitle: " A\n" + strings.Repeat("b", session.TitleMax)},
+			"link added: https://a.example", true, func(d *session.Document) {
+				d.Links = append(d.Links, session.Link{URL: "https://a.example", Title: "A " + strings.Repeat("b", session.TitleMax-2)})
+			}},
 		{"set the same title", tools.MetaInput{Action: "set_title", Title: "Old title "},
 			`the title is already "Old title"`, false, func(*session.Document) {}},
 		{"add a link", tools.MetaInput{Action: "add_link", URL: " http://example.com/a?b=1 ", LinkTitle: "Example"},
@@ -76,6 +81,21 @@ func TestApplyMetaEmptyScratchpad(t *testing.T) {
 	out, changed, err := tools.ApplyMeta(&session.Document{}, tools.MetaInput{Action: "read_scratchpad"})
 	if err != nil || changed || out != "the scratchpad is empty" {
 		t.Errorf("got %q, %v, %v", out, changed, err)
+	}
+}
+
+func TestMetaSetTitleArchived(t *testing.T) {
+	doc := &session.Document{Title: "t", Archived: true}
+	_, changed, err := tools.ApplyMeta(doc, tools.MetaInput{Action: "set_title", Title: "New"})
+	if !errors.Is(err, session.ErrArchived) || changed || doc.Title != "t" {
+		t.Errorf("set_title on an archived session = %v, changed %v, title %q; want ErrArchived and no change", err, changed, doc.Title)
+	}
+}
+
+func TestMetaDescriptionStatesTheCap(t *testing.T) {
+	want := fmt.Sprintf("at most %d characters", session.TitleMax)
+	if !strings.Contains(tools.MetaDescription, want) {
+		t.Errorf("MetaDescription does not say %q:\n%s", want, tools.MetaDescription)
 	}
 }
 
