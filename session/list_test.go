@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -391,4 +392,151 @@ func TestListFolderCache(t *testing.T) {
 			t.Errorf("after a repair and folderTTL: %+v", got)
 		}
 	})
+}
+
+// TestListShowsOwnWritesAtOnce: what this store writes or moves shows in
+// its next listing, as a new store reading the folders would list it, and
+// the listing's JSON is what encoding/json makes of it.
+func TestListShowsOwnWritesAtOnce(t *testing.T) {
+	const (
+		id    = "0193c7b2-0000-7000-8000-0000000000e1"
+		other = "0193c7b2-0000-7000-8000-0000000000e2"
+	)
+	hourAgo := time.Now().Add(-time.Hour)
+	c := &clock{now: time.Now()}
+	s, dir := openStore(t, session.Options{Now: c.Now})
+	for _, d := range []*session.Document{newDoc(id, t0, 1, 1), newDoc(other, t0.Add(time.Hour), 1, 1)} {
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Old files and folders, so the listing trusts them.
+	backdate(t, hourAgo, filepath.Join(dir, id+".json"), filepath.Join(dir, other+".json"), dir, filepath.Join(dir, session.ArchivedDir))
+
+	// same lists both kinds with s and with a new store, and checks that
+	// they agree, that want are the active IDs, and that the JSON is right.
+	same := func(what string, want ...string) {
+		t.Helper()
+		for _, archived := range []bool{false, true} {
+			opts := session.ListOptions{Archived: archived}
+			got, err := s.List(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := mustOpen(t, dir, session.Options{}).List(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(fresh, got); diff != "" {
+				t.Errorf("%s, archived=%v: this store's listing differs from a new store's (-new +this):\n%s", what, archived, diff)
+			}
+			data, err := s.ListJSON(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As echo's c.JSON encodes: encoding/json, HTML escaped, a newline.
+			wantJSON, err := stdjson.Marshal(fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != string(wantJSON)+"\n" {
+				t.Errorf("%s, archived=%v: ListJSON =\n%s\nwant\n%s", what, archived, data, wantJSON)
+			}
+			if !archived {
+				if diff := cmp.Diff(want, ids(got)); diff != "" {
+					t.Errorf("%s: active IDs (-want +got):\n%s", what, diff)
+				}
+			}
+		}
+	}
+	same("first listing", other, id)
+	same("unchanged", other, id)
+
+	if _, err := s.Update(id, func(d *session.Document) error {
+		d.Title = "a <new> title & more"
+		d.UpdatedAt = t0.Add(2 * time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listOne(t, s, id).Title; got != "a <new> title & more" {
+		t.Errorf("after a title change: title %q", got)
+	}
+	same("after a title change", id, other)
+
+	created, err := s.Create(session.NewSession{Title: "created"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("after a create", created.ID, id, other)
+
+	if err := s.Archive(id); err != nil {
+		t.Fatal(err)
+	}
+	same("after an archive", created.ID, other)
+
+	if err := s.Restore(id); err != nil {
+		t.Fatal(err)
+	}
+	same("after a restore", created.ID, id, other)
+
+	// A document another program adds while this store writes shows at once
+	// too: the names of the folder are read after a write of this store.
+	const foreign = "0193c7b2-0000-7000-8000-0000000000e3"
+	writeFile(t, filepath.Join(dir, foreign+".json"), string(mustEncode(t, newDoc(foreign, t0, 1, 1))))
+	if _, err := s.Update(other, func(d *session.Document) error {
+		d.Title = "renamed again"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	same("after another program's create", created.ID, id, other, foreign)
+}
+
+// TestListInPlaceEditAfterOwnWrite: after a write of this store, whose
+// listing reads only the folder's names, an edit written into a file by
+// another program shows within folderTTL, never later.
+func TestListInPlaceEditAfterOwnWrite(t *testing.T) {
+	const (
+		id    = "0193c7b2-0000-7000-8000-0000000000d1"
+		other = "0193c7b2-0000-7000-8000-0000000000d2"
+	)
+	hourAgo := time.Now().Add(-time.Hour).Truncate(time.Second)
+	c := &clock{now: time.Now()}
+	s, dir := openStore(t, session.Options{Now: c.Now})
+	doc := newDoc(id, t0, 1, 1)
+	for _, d := range []*session.Document{doc, newDoc(other, t0, 1, 1)} {
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, id+".json")
+	backdate(t, hourAgo, path, filepath.Join(dir, other+".json"), dir)
+	listOne(t, s, id)
+
+	if _, err := s.Update(other, func(d *session.Document) error {
+		d.Title = "changed by this store"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	doc.Title = "edited in place by another program"
+	writeFile(t, path, string(mustEncode(t, doc)))
+	backdate(t, hourAgo.Add(time.Second), path)
+	if got := listOne(t, s, other).Title; got != "changed by this store" {
+		t.Errorf("this store's write: title %q", got)
+	}
+	c.advance(folderTTL)
+	if got := listOne(t, s, id).Title; got != doc.Title {
+		t.Errorf("after folderTTL: title %q, want %q", got, doc.Title)
+	}
+}
+
+func mustEncode(t testing.TB, doc *session.Document) []byte {
+	t.Helper()
+	data, err := session.Encode(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
