@@ -77,15 +77,6 @@ type heldLock struct {
 	hinted bool
 }
 
-// Held reports whether the lock is still held.
-func (l *Lock) Held() bool {
-	s := l.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	held, ok := s.locks[l.id]
-	return ok && held.fl == l.fl
-}
-
 // Unlock clears the owner hint and releases the lock. It is safe to call
 // more than once.
 func (l *Lock) Unlock() error {

@@ -65,9 +65,6 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Dir is the folder of active sessions.
-func (s *Store) Dir() string { return s.dir }
-
 // ValidateID refuses anything that could not be a session ID, so that an ID
 // taken from a URL or a command line can never name a path elsewhere: 1 to
 // 128 ASCII letters, digits, '-' or '_', starting with a letter or digit.

@@ -261,19 +261,6 @@ func appendHeader(m Message, queued []Queued, dequeue []string) *Header {
 	return &h
 }
 
-// AppendTo is Append for a caller that read the thread it continues: it
-// fails with ErrThreadChanged when thread is no longer the latest.
-func (w *Writer) AppendTo(thread int, m Message) error {
-	w.mu.Lock()
-	r := &Record{Op: OpMessage, Thread: thread, Message: &m, Header: appendHeader(m, nil, nil)}
-	err := w.commit(r)
-	w.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return w.Sync()
-}
-
 // AppendThread adds a successor thread, durably, provided the latest
 // thread is still thread idx holding n messages (what was summarised).
 func (w *Writer) AppendThread(idx, n int, t Thread) error {

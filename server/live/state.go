@@ -63,16 +63,6 @@ func (s *Session) claimLocked(kind slotKind) *turnSlot {
 	return slot
 }
 
-// busyLocked reports whether the slot is taken. s.mu is held.
-func (s *Session) busyLocked() bool { return s.slot != nil }
-
-// Busy reports whether a turn or a compaction runs.
-func (s *Session) Busy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.busyLocked()
-}
-
 // enter moves a busy session to another of its busy states and tells the
 // tabs. A stop in progress keeps the session stopping.
 func (s *Session) enter(status, detail string) {
