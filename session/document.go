@@ -169,13 +169,25 @@ func (d *Document) Usage() Usage {
 				continue
 			}
 			seen[m.ID] = true
-			u.InputTokens += m.Usage.InputTokens
-			u.OutputTokens += m.Usage.OutputTokens
-			u.CacheReadInputTokens += m.Usage.CacheReadInputTokens
-			u.CacheCreationInputTokens += m.Usage.CacheCreationInputTokens
+			u.Add(*m.Usage)
 		}
 	}
 	return u
+}
+
+// Add adds v's counts to u: the one sum of usage (a turn's, a session's).
+func (u *Usage) Add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadInputTokens += v.CacheReadInputTokens
+	u.CacheCreationInputTokens += v.CacheCreationInputTokens
+}
+
+// Context is the context a model call used, as the provider counted it:
+// the whole prompt (cached or not) plus the answer. It is what automatic
+// compaction compares with its threshold.
+func (u Usage) Context() int {
+	return int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
 }
 
 // ImageRefs calls fn with the SHA-256 of every image block that refers to

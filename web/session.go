@@ -277,7 +277,7 @@ func contextInfo(doc *session.Document, limits ContextInfo) ContextInfo {
 	msgs := doc.Threads[len(doc.Threads)-1].Messages
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if u := msgs[i].Usage; u != nil {
-			limits.Used = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
+			limits.Used = u.Context()
 			break
 		}
 	}

@@ -27,7 +27,7 @@ func (s *Session) contextView() ContextView {
 // counted it: the whole prompt (cached or not) plus the answer.
 func (s *Session) noteContext(u session.Usage) {
 	s.mu.Lock()
-	s.contextUsed = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
+	s.contextUsed = u.Context()
 	s.mu.Unlock()
 	s.publishContext()
 }

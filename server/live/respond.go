@@ -56,10 +56,3 @@ func toolUses(blocks []session.Block) []session.Block {
 	}
 	return out
 }
-
-func addUsage(total *session.Usage, u session.Usage) {
-	total.InputTokens += u.InputTokens
-	total.OutputTokens += u.OutputTokens
-	total.CacheReadInputTokens += u.CacheReadInputTokens
-	total.CacheCreationInputTokens += u.CacheCreationInputTokens
-}

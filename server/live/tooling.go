@@ -24,9 +24,9 @@ const maxEventOutput = 8 << 10
 
 func toolDefs() []llm.Tool {
 	return []llm.Tool{
-		{Name: "bash", Description: "Run a command in your persistent shell (bash). cd and export carry over. Output is capped (head and tail kept). Give timeout_s for long commands.", InputSchema: tools.BashSchema},
-		{Name: "session_meta", Description: "Set the session's title, add or remove links, read or write your scratchpad, or query across all sessions of this profile (message excerpts, scratchpads, old transcripts).", InputSchema: tools.MetaSchema},
-		{Name: "session_history", Description: "Inspect this session's threads: list them, get stats, or expand an older thread's messages by range. Images appear as [image sha256:… type].", InputSchema: tools.HistorySchema},
+		{Name: "bash", Description: tools.BashDescription, InputSchema: tools.BashSchema},
+		{Name: "session_meta", Description: tools.MetaDescription, InputSchema: tools.MetaSchema},
+		{Name: "session_history", Description: tools.HistoryDescription, InputSchema: tools.HistorySchema},
 		{Name: "read_file", Description: tools.ReadFileDescription, InputSchema: tools.ReadFileSchema},
 		{Name: "write_file", Description: tools.WriteFileDescription, InputSchema: tools.WriteFileSchema},
 		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},

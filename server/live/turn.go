@@ -35,7 +35,7 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 	var total session.Usage
 	for range maxRounds {
 		resp, err := s.callModel(ctx, slot.nextAnswerID())
-		addUsage(&total, resp.Usage)
+		total.Add(resp.Usage)
 		if err != nil {
 			return s.endFailed(ctx, resp, err, total)
 		}
