@@ -65,11 +65,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 		return err
 	}
 	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
-	model := doc.Model
-	if model == "" {
-		model = s.opts.DefaultModel
-	}
-	limits := s.opts.Settings.ModelLimits(model)
+	limits := s.opts.Settings.ModelLimits(doc.ModelOr(s.opts.DefaultModel))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
 	return render(c, http.StatusOK, web.SessionPage(web.NewSessionView(doc, opts)))
 }

@@ -175,6 +175,15 @@ func (d *Document) Usage() Usage {
 	return u
 }
 
+// ModelOr is the session's model, else def (the settings' default_model):
+// the one fallback for a session that names no model.
+func (d *Document) ModelOr(def string) string {
+	if d.Model != "" {
+		return d.Model
+	}
+	return def
+}
+
 // Add adds v's counts to u: the one sum of usage (a turn's, a session's).
 func (u *Usage) Add(v Usage) {
 	u.InputTokens += v.InputTokens

@@ -182,11 +182,8 @@ func (s *Session) summarize(ctx context.Context, model string, t session.Thread)
 // fallback of every model call.
 func (s *Session) model() string {
 	var model string
-	s.w.View(func(d *session.Document) { model = d.Model })
-	if model != "" {
-		return model
-	}
-	return s.m.opts.DefaultModel
+	s.w.View(func(d *session.Document) { model = d.ModelOr(s.m.opts.DefaultModel) })
+	return model
 }
 
 // threshold is the automatic compaction threshold of the session's model
