@@ -249,6 +249,8 @@ func replay(d *Document, recs []Record, recover bool, now time.Time) (bool, erro
 			changed = true
 		case OpPartial:
 			if r.Message != nil {
+				// A retried attempt streams again under the same ID: start over.
+				partials = slices.DeleteFunc(partials, func(p *partial) bool { return p.msg.ID == r.Message.ID })
 				partials = append(partials, &partial{msg: *r.Message})
 			}
 		case OpDelta:

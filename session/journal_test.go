@@ -256,3 +256,41 @@ func TestWriterSavesWithoutRewriting(t *testing.T) {
 		t.Errorf("after Close: title %q, %d messages", got.Title, got.MessageCount())
 	}
 }
+
+// TestFoldIfDue: a small session is folded at every settled point; a
+// large one only once its journal has grown, so a long session is not
+// rewritten after every turn.
+func TestFoldIfDue(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		rounds   int
+		appends  int
+		wantFold bool
+	}{
+		{"small session folds at once", 5, 1, true},
+		{"large session waits", 3000, 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, dir := openStore(t, session.Options{})
+			if err := s.Save(realisticDoc(journalID, tt.rounds, 400)); err != nil {
+				t.Fatal(err)
+			}
+			w := openWriter(t, s, journalID)
+			for i := range tt.appends {
+				if err := w.Append(textMessage(fmt.Sprintf("n%d", i), "user", "more")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.FoldIfDue(); err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Stat(filepath.Join(dir, journalID+".journal"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if folded := info.Size() == 0; folded != tt.wantFold {
+				t.Errorf("folded = %v (journal %d bytes), want %v", folded, info.Size(), tt.wantFold)
+			}
+		})
+	}
+}

@@ -250,28 +250,34 @@ func (s *Store) withWriter(id string, fn func(*Writer) error) error {
 }
 
 func (s *Store) saveTo(dir string, doc *Document) error {
+	_, err := s.saveSized(dir, doc)
+	return err
+}
+
+// saveSized is saveTo that also says how large the document written is.
+func (s *Store) saveSized(dir string, doc *Document) (int64, error) {
 	if doc.Schema == 0 {
 		doc.Schema = Schema
 	}
 	if doc.Schema != Schema {
-		return fmt.Errorf("save session %s: schema %d: this myco writes schema %d", doc.ID, doc.Schema, Schema)
+		return 0, fmt.Errorf("save session %s: schema %d: this myco writes schema %d", doc.ID, doc.Schema, Schema)
 	}
 	path := filepath.Join(dir, doc.ID+".json")
 	if err := s.checkOverwrite(path, doc.ID); err != nil {
-		return err
+		return 0, err
 	}
 	data, err := Encode(doc)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := writeFileAtomic(dir, doc.ID+".json", data, 0o600); err != nil {
-		return fmt.Errorf("save session %s: %w", doc.ID, err)
+		return 0, fmt.Errorf("save session %s: %w", doc.ID, err)
 	}
 	if info, err := os.Lstat(path); err == nil {
 		s.remember(path, info)
 		s.noteWritten(dir, doc, info)
 	}
-	return nil
+	return int64(len(data)), nil
 }
 
 // checkOverwrite refuses to replace a damaged document. A file this store

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,9 @@ type Writer struct {
 	// replaced: the document was replaced whole (Replace), so a fold is
 	// due even with nothing in the journal.
 	replaced bool
+	// journalBytes were appended since the journal was last emptied;
+	// docBytes is the size of the document on disk.
+	journalBytes, docBytes int64
 	closed   bool
 
 	foldMu sync.Mutex // one fold at a time
@@ -98,8 +102,12 @@ func (s *Store) openWriter(lock *Lock) (*Writer, error) {
 	if n := len(recs); n > 0 {
 		seq = max(seq, recs[n-1].Seq)
 	}
+	var docBytes int64
+	if info, err := os.Stat(filepath.Join(dir, id+".json")); err == nil {
+		docBytes = info.Size()
+	}
 	w := &Writer{
-		store: s, lock: lock, id: id, log: s.log, dir: dir, doc: doc,
+		store: s, lock: lock, id: id, log: s.log, dir: dir, doc: doc, docBytes: docBytes,
 		seq: seq, folded: doc.JournalSeq, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	if changed || len(recs) > 0 {
@@ -150,6 +158,7 @@ func (w *Writer) commit(r *Record) error {
 	if _, err := w.journal.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("change session %s: write journal: %w", w.id, err)
 	}
+	w.journalBytes += int64(len(line) + 1)
 	w.seq = r.Seq
 	w.dirty = true
 	return applyRecord(w.doc, r)
@@ -387,7 +396,8 @@ func (w *Writer) Fold() error {
 	snap.JournalSeq = w.seq
 	seq, dir := w.seq, w.dir
 	w.mu.Unlock()
-	if err := w.store.saveTo(dir, snap); err != nil {
+	size, err := w.store.saveSized(dir, snap)
+	if err != nil {
 		w.mu.Lock()
 		w.replaced = true // still due
 		w.mu.Unlock()
@@ -397,6 +407,7 @@ func (w *Writer) Fold() error {
 	defer w.mu.Unlock()
 	w.folded = seq
 	w.doc.JournalSeq = seq
+	w.docBytes = size
 	if w.seq == seq {
 		if w.journal == nil {
 			// Left by a crash and replayed at open: nothing else is in it.
@@ -410,8 +421,30 @@ func (w *Writer) Fold() error {
 		if err := w.journal.Truncate(0); err != nil {
 			return fmt.Errorf("empty journal of %s: %w", w.id, err)
 		}
+		w.journalBytes = 0
 	}
 	return nil
+}
+
+// Fold thresholds: a document up to smallDocument is folded at every
+// settled point (it costs a few milliseconds); a larger one once its
+// journal holds an eighth of its size, so a long session is not rewritten
+// after every turn. Close always folds.
+const (
+	smallDocument = 1 << 20
+	foldRatio     = 8
+)
+
+// FoldIfDue folds when the journal has grown enough for the document's
+// size to be worth writing (see smallDocument).
+func (w *Writer) FoldIfDue() error {
+	w.mu.Lock()
+	due := w.folded != w.seq && (w.docBytes <= smallDocument || w.journalBytes*foldRatio >= w.docBytes)
+	w.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return w.Fold()
 }
 
 // Replace makes doc the whole document (an import, a repair by hand) and

@@ -142,10 +142,12 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	}
 }
 
-// fold writes the journal into the document, off the turn's path: the
-// tabs were told already, and a large session takes a while to write.
+// fold writes the journal into the document when it is due (at once for
+// a small session; for a large one once its journal has grown), off the
+// turn's path: the tabs were told already, and a large session takes a
+// while to write.
 func (s *Session) fold() {
-	if err := s.w.Fold(); err != nil && !isClosed(err) {
+	if err := s.w.FoldIfDue(); err != nil && !isClosed(err) {
 		s.m.log.Warn("folding the journal failed; it stays, and is replayed on open", "session", s.id, "err", err)
 	}
 }
