@@ -83,13 +83,13 @@ func textOf(blocks []session.Block) string {
 }
 
 func cleanTitle(s string) string {
-	s = strings.TrimSpace(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
-	s = strings.Trim(s, "\"'`*# ")
-	s = strings.TrimSuffix(s, ".")
-	if len(s) > 120 {
-		s = s[:120]
-	}
-	return strings.ToValidUTF8(s, "")
+	// What is model output only: the title is the reply's first line,
+	// often dressed as a quote or a markdown heading, or ended by a
+	// period. The rest is the one title rule every rename follows.
+	const dressing = "\"'`*# \t\r"
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	line = strings.TrimRight(strings.TrimLeft(line, dressing), dressing+".")
+	return session.CleanTitle(line)
 }
 
 func newID() string { return uuid.NewString() }

@@ -1,0 +1,42 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"myco/session"
+)
+
+// TestAutomaticTitleRule checks that the title the model proposes is held
+// to the one title rule (session.CleanTitle), once stripped of what only a
+// model's reply carries (quotes, a heading's marks, a final period).
+func TestAutomaticTitleRule(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	tests := []struct {
+		name  string
+		reply string // what the title model answers
+		want  string
+	}{
+		{"dressed as a quoted heading", `## "Fix the flaky test."`, "Fix the flaky test"},
+		{"cut on a character, not a byte", strings.Repeat("é", session.TitleMax+10), strings.Repeat("é", session.TitleMax)},
+		{"inner spaces collapse", "Fix   the\ttest", "Fix the test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := cs.create("")
+			st := cs.stream(t, s.ID)
+			wantStatus(t, cs.send(s.ID, "hello [[title:"+tt.reply+"]]"), http.StatusAccepted)
+			if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != tt.want {
+				t.Errorf("title event %q, want %q", got, tt.want)
+			}
+			doc, err := cs.sessions.Load(s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Title != tt.want {
+				t.Errorf("stored title %q, want %q", doc.Title, tt.want)
+			}
+		})
+	}
+}
