@@ -43,12 +43,12 @@ Usage:
   myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server and open the home page
   myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
   myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
-  myco sessions show ID [--json]                        print a session (or its document as JSON)
+  myco sessions show ID [--json]                        print a session, its old transcripts too (or its document as JSON)
   myco sessions search WORDS [--json]                   find words in messages, scratchpads and old transcripts
   myco sessions title ID TITLE                          rename a session (open tabs update live)
   myco sessions archive ID                              move a session into the archive
   myco sessions restore ID                              bring an archived session back
-  myco images verify                                    check every stored image against its SHA-256
+  myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
 
 Every command takes --profile P (default "default"). Data lives in
