@@ -294,3 +294,19 @@ func TestFoldIfDue(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenSweepsTempOfUnlockedSessions: a temp file a crash left in the
+// middle of a save goes when the store opens, however young, unless the
+// session's writer lock is held (a save may be in progress there).
+func TestOpenSweepsTempOfUnlockedSessions(t *testing.T) {
+	_, dir := openStore(t, session.Options{})
+	free := filepath.Join(dir, ".tmp-"+journalID+".json-123")
+	heldID := "0193c7b2-0000-7000-8000-0000000000e2"
+	held := filepath.Join(dir, ".tmp-"+heldID+".json-456")
+	writeFile(t, free, "half a document")
+	writeFile(t, held, "a save in progress")
+	startLockChild(t, dir, "http://127.0.0.1:1", heldID)
+	mustOpen(t, dir, session.Options{})
+	assertMissing(t, free)
+	assertExists(t, held)
+}

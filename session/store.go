@@ -8,10 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"myco/internal/atomicfile"
 )
 
 // ArchivedDir is the folder, inside the store's folder, of archived sessions.
@@ -61,8 +64,44 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := sweepTemp(d); err != nil {
 			return nil, fmt.Errorf("open session store: %w", err)
 		}
+		if err := s.sweepUnlockedTemp(d); err != nil {
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
 	}
 	return s, nil
+}
+
+// sweepUnlockedTemp removes the temp files of documents whose writer lock
+// nobody holds, whatever their age: only a lock holder writes a document,
+// so such a file is what a crash left in the middle of a save.
+func (s *Store) sweepUnlockedTemp(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		id, ok := tempDocumentID(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, held, err := s.Owner(id); err != nil || held {
+			continue
+		}
+		if err := sweepSessionTemp(dir, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tempDocumentID is the session whose document a temp file name belongs to.
+func tempDocumentID(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, atomicfile.TempPrefix)
+	if !ok {
+		return "", false
+	}
+	id, _, ok := strings.Cut(rest, ".json-")
+	return id, ok && ValidateID(id) == nil
 }
 
 // ValidateID refuses anything that could not be a session ID, so that an ID

@@ -43,7 +43,7 @@ type Writer struct {
 	// journalBytes were appended since the journal was last emptied;
 	// docBytes is the size of the document on disk.
 	journalBytes, docBytes int64
-	closed   bool
+	closed                 bool
 
 	foldMu sync.Mutex // one fold at a time
 	stop   chan struct{}
