@@ -37,7 +37,7 @@ func TestOpenSweepsOldTempFiles(t *testing.T) {
 	mustOpen(t, dir, session.Options{})
 	old := filepath.Join(dir, ".tmp-x.json-111")
 	oldArchived := filepath.Join(dir, session.ArchivedDir, ".tmp-y.json-222")
-	fresh := filepath.Join(dir, ".tmp-z.json-333") // may be another process's save in progress
+	fresh := filepath.Join(dir, ".tmp-z.txt-333") // not a document: may be a save in progress of anything
 	for _, p := range []string{old, oldArchived, fresh} {
 		writeFile(t, p, "{")
 	}
