@@ -303,9 +303,9 @@ func TestOpenSweepsTempOfUnlockedSessions(t *testing.T) {
 	free := filepath.Join(dir, ".tmp-"+journalID+".json-123")
 	heldID := "0193c7b2-0000-7000-8000-0000000000e2"
 	held := filepath.Join(dir, ".tmp-"+heldID+".json-456")
+	startLockChild(t, dir, "http://127.0.0.1:1", heldID)
 	writeFile(t, free, "half a document")
 	writeFile(t, held, "a save in progress")
-	startLockChild(t, dir, "http://127.0.0.1:1", heldID)
 	mustOpen(t, dir, session.Options{})
 	assertMissing(t, free)
 	assertExists(t, held)
