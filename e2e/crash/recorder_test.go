@@ -162,13 +162,8 @@ func (r *recorder) turnsEnded() int {
 	return r.turnEnds
 }
 
-// wait waits for the reader to end: after the server died, or close.
+// wait waits for the reader to end, once the server has died.
 func (r *recorder) wait() { <-r.done }
-
-func (r *recorder) close() {
-	r.stream.Close()
-	<-r.done
-}
 
 // streaming is the answers that were still streaming when the stream
 // ended: started, not ended. Call after wait.
