@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
 	"time"
 
@@ -66,22 +69,78 @@ func (s *Server) lockedElsewhere(id string) (session.Owner, bool) {
 	return owner, true
 }
 
-// sessionEvents streams a session's events. The stream is chosen by the
-// path, never by the client's query string; the write deadline is cleared
-// so a long-lived stream is not cut by the server's timeouts.
+// sessionEvents streams a session's events: first a snapshot for this tab
+// alone, then every event published after it. The stream is chosen by the
+// path, never by the client's query string; Last-Event-ID is ignored
+// (nothing is replayed: the snapshot covers it).
 func (s *Server) sessionEvents(c echo.Context) error {
 	id := c.Param("id")
 	if _, err := s.opts.Sessions.IsArchived(id); err != nil {
 		return err
 	}
-	s.events.stream(id)
-	rc := http.NewResponseController(c.Response())
-	if err := rc.SetWriteDeadline(time.Time{}); err != nil && err != http.ErrNotSupported {
+	p := s.events.stream(id)
+	sub, seq, partial := p.subscribe()
+	defer p.unsubscribe(sub)
+	snap, err := s.snapshot(id)
+	if err != nil {
 		return err
 	}
-	r := c.Request().Clone(c.Request().Context())
-	r.URL.RawQuery = "stream=" + id
-	r.Header.Del("Last-Event-ID") // nothing is replayed: the snapshot covers it
-	s.events.sse.ServeHTTP(c.Response(), r)
-	return nil
+	// The hub's partial is the one that matches seq: the live session's
+	// may already hold deltas the stream is about to send.
+	snap.Seq, snap.Partial = seq, partial
+	first, err := encodeFrame(seq, snap)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	return streamFrames(c.Request().Context(), http.NewResponseController(c.Response()), c.Response(), first, sub, s.events.closed)
+}
+
+// streamWriteTimeout bounds one write to a tab: a tab that stops reading
+// (a frozen tab, a sleeping laptop) is dropped rather than waited for.
+const streamWriteTimeout = 10 * time.Second
+
+// streamFrames writes first, then the subscriber's frames until the tab
+// goes, falls behind or the server closes. Frames that are ready together
+// go out in one write and one flush: a burst costs one syscall, not one
+// per event, and the first event of a quiet stream still goes at once.
+func streamFrames(ctx context.Context, rc *http.ResponseController, w io.Writer, first []byte, sub *subscriber, closed <-chan struct{}) error {
+	buf := append([]byte(nil), first...)
+	for {
+		if len(buf) > 0 {
+			if err := rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return nil
+			}
+			if _, err := w.Write(buf); err != nil {
+				return nil // the tab went; it reconnects if it can
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
+			}
+			buf = buf[:0]
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-closed:
+			return nil
+		case <-sub.gone:
+			return nil
+		case f := <-sub.frames:
+			buf = append(buf, f.data...)
+		}
+		for more := true; more; {
+			select {
+			case f := <-sub.frames:
+				buf = append(buf, f.data...)
+			default:
+				more = false
+			}
+		}
+	}
 }

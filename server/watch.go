@@ -75,8 +75,16 @@ func (s *Server) checkChanged(id string) {
 	}
 	now := watched{title: sum.Title, status: last.status}
 	if archived := sum.Archived; archived != (last.status == statusArchived) {
-		s.events.sendSnapshot(id) // records the new state itself
-		return
+		// Every tab hears the new status; snapshots are for connecting tabs.
+		now.status = statusIdle
+		if archived {
+			now.status = statusArchived
+		}
+		s.told.set(id, now)
+		s.events.Publish(id, event.Status{Status: now.status})
+		if now.title == last.title {
+			return
+		}
 	}
 	if now.title != last.title {
 		s.told.set(id, now)

@@ -13,6 +13,7 @@
 // chat.js.
 
 import { initChat } from './chat.js';
+import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 
 const body = document.body;
@@ -372,8 +373,8 @@ function initStream() {
     const data = parseData(e);
     if (data && typeof data.title === 'string') setTitle(data.title);
   };
-  stream.addEventListener('snapshot', onTitle);
-  stream.addEventListener('title', onTitle);
+  stream.addEventListener(EV.snapshot, onTitle);
+  stream.addEventListener(EV.title, onTitle);
 }
 
 // --- Keyboard ---------------------------------------------------------------

@@ -15,6 +15,7 @@
 // through a <template>.
 
 import { stream, fragment, showError, setTitle } from './app.js';
+import { EV } from './events.js';
 
 const body = document.body;
 
@@ -852,19 +853,19 @@ async function onSnapshot(d) {
 // --- Event dispatch -----------------------------------------------------------
 
 const handlers = {
-  snapshot: onSnapshot,
-  status: (d) => setStatus(d?.status, d?.detail),
-  'turn.start': onTurnStart,
-  'message.start': onMessageStart,
-  'text.delta': onDelta,
-  'tool.start': onToolStart,
-  'tool.approval': addApproval,
-  'tool.end': onToolEnd,
-  'message.end': onMessageEnd,
-  'message.discard': onMessageDiscard,
-  'turn.end': onTurnEnd,
-  'turn.error': onTurnError,
-  queued: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
+  [EV.snapshot]: onSnapshot,
+  [EV.status]: (d) => setStatus(d?.status, d?.detail),
+  [EV.turnStart]: onTurnStart,
+  [EV.messageStart]: onMessageStart,
+  [EV.textDelta]: onDelta,
+  [EV.toolStart]: onToolStart,
+  [EV.toolApproval]: addApproval,
+  [EV.toolEnd]: onToolEnd,
+  [EV.messageEnd]: onMessageEnd,
+  [EV.messageDiscard]: onMessageDiscard,
+  [EV.turnEnd]: onTurnEnd,
+  [EV.turnError]: onTurnError,
+  [EV.queued]: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
 };
 
 // Events are handled one at a time, in order: a snapshot that waits for a
@@ -878,7 +879,7 @@ async function drain() {
   try {
     while (backlog.length) {
       const [name, data] = backlog.shift();
-      if (name !== 'text.delta') flushDeltas();
+      if (name !== EV.textDelta) flushDeltas();
       try {
         await handlers[name](data);
       } catch (err) {

@@ -3,6 +3,7 @@
 // rendered on load shows earlier threads collapsed; this module only adds
 // what happens while the tab is open.
 import { stream, showError } from './app.js';
+import { EV } from './events.js';
 
 let gauge = null;
 
@@ -13,13 +14,13 @@ export function initCompaction() {
   const button = document.querySelector('[data-testid="compact-button"]');
   button?.addEventListener('click', () => compactNow(button));
   if (!stream) return;
-  stream.addEventListener('snapshot', (e) => {
+  stream.addEventListener(EV.snapshot, (e) => {
     const d = parse(e);
     if (d?.context) renderGauge(d.context);
   });
-  stream.addEventListener('context', (e) => renderGauge(parse(e)));
-  stream.addEventListener('compaction.start', (e) => onStart(parse(e)));
-  stream.addEventListener('compaction.end', (e) => onEnd(parse(e)));
+  stream.addEventListener(EV.context, (e) => renderGauge(parse(e)));
+  stream.addEventListener(EV.compactionStart, (e) => onStart(parse(e)));
+  stream.addEventListener(EV.compactionEnd, (e) => onEnd(parse(e)));
 }
 
 function parse(e) {
