@@ -244,41 +244,17 @@ func (s *Store) Sidecar(id, kind string) ([]byte, error) {
 	return nil, fmt.Errorf("session %s has no %s sidecar: %w", id, kind, fs.ErrNotExist)
 }
 
-// ImageRefs collects the SHA-256 of every image that any document, active
-// or archived, refers to. Damaged documents cannot say what they refer to:
-// they are returned so that a collection can refuse to run.
+// ImageRefs is the set of images any session refers to, active or
+// archived (the journal's messages included), and the documents that
+// could not be read, whose references are unknown.
 func (s *Store) ImageRefs(progress func(done, total int)) (map[string]bool, []Summary, error) {
-	refs := map[string]bool{}
-	var damaged []Summary
-	var ids []struct{ dir, id string }
-	for _, dir := range []string{s.dir, s.archivedDir} {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("collect image references: %w", err)
-		}
-		for _, e := range entries {
-			if id, ok := docID(e); ok {
-				ids = append(ids, struct{ dir, id string }{dir, id})
-			}
-		}
+	users, damaged, err := s.ImageUsers(progress)
+	if err != nil {
+		return nil, nil, err
 	}
-	for i, d := range ids {
-		if progress != nil {
-			progress(i, len(ids))
-		}
-		doc, err := s.loadFrom(d.dir, d.id)
-		switch {
-		case errors.Is(err, ErrNotFound):
-		case errors.Is(err, ErrDamaged):
-			damaged = append(damaged, Summary{ID: d.id, Damaged: err.Error()})
-		case err != nil:
-			return nil, nil, err
-		default:
-			doc.ImageRefs(func(sha string) { refs[sha] = true })
-		}
-	}
-	if progress != nil {
-		progress(len(ids), len(ids))
+	refs := make(map[string]bool, len(users))
+	for sha := range users {
+		refs[sha] = true
 	}
 	return refs, damaged, nil
 }

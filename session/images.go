@@ -718,7 +718,7 @@ func (s *Store) ImageUsers(progress func(done, total int)) (map[string][]string,
 	var damaged []Summary
 	for i, d := range docs {
 		progress(i, len(docs))
-		doc, err := s.loadFrom(d.dir, d.id)
+		doc, err := s.read(d.dir, d.id)
 		switch {
 		case errors.Is(err, ErrNotFound): // archived or restored meanwhile
 		case errors.Is(err, ErrDamaged):

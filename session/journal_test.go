@@ -310,3 +310,26 @@ func TestOpenSweepsTempOfUnlockedSessions(t *testing.T) {
 	assertMissing(t, free)
 	assertExists(t, held)
 }
+
+// TestImageRefsReadTheJournal: an image named only in a journal not yet
+// folded (a session open elsewhere, or one a crash left) is referenced:
+// collecting images must never delete it.
+func TestImageRefsReadTheJournal(t *testing.T) {
+	s, _ := openStore(t, session.Options{})
+	if err := s.Save(newDoc(journalID, t0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	w := openWriter(t, s, journalID)
+	sha := strings.Repeat("ab", 32)
+	m := session.Message{ID: "img", Role: "user", At: t0, Human: true, Content: []session.Block{{Type: session.BlockImage, SHA256: sha, MediaType: "image/png"}}}
+	if err := w.Append(m); err != nil {
+		t.Fatal(err)
+	}
+	refs, _, err := s.ImageRefs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !refs[sha] {
+		t.Errorf("ImageRefs = %v, want the image named in the journal", refs)
+	}
+}

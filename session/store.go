@@ -187,6 +187,14 @@ func (s *Store) Load(id string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.read(dir, id)
+}
+
+// read is loadFrom with the journal's changes applied: the session as
+// its writer has it, but for the work in progress. Everything that reads
+// a session's messages (Load, search, image references) goes through it,
+// so an image named only in the journal is never collected.
+func (s *Store) read(dir, id string) (*Document, error) {
 	doc, err := s.loadFrom(dir, id)
 	if err != nil {
 		return nil, err
