@@ -66,7 +66,7 @@ func (s *Server) createSession(c echo.Context) error {
 	}
 	n := session.NewSession{Model: s.opts.DefaultModel, Cwd: s.opts.Cwd}
 	if req.Title != nil {
-		n.Title = strings.TrimSpace(*req.Title)
+		n.Title = session.CleanTitle(*req.Title) // may be empty: a new session can wait for its title
 	}
 	if req.Model != nil {
 		n.Model = *req.Model

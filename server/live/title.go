@@ -44,13 +44,18 @@ func (s *Session) makeTitle() {
 	if title == "" {
 		return
 	}
+	// Never over a title set meanwhile, nor on a session archived while
+	// its turn finished (SetTitle refuses that).
+	changed := false
 	doc, err := s.Update(func(d *session.Document) error {
-		if d.Title == "" {
-			d.Title = title
+		if d.Title != "" {
+			return nil
 		}
-		return nil
+		var err error
+		changed, err = session.SetTitle(d, title)
+		return err
 	})
-	if err == nil {
+	if err == nil && changed {
 		s.publish(event.Title{Title: doc.Title})
 	}
 }
