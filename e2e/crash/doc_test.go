@@ -90,15 +90,3 @@ func (d *document) find(id string) (m, next *message, ok bool) {
 	}
 	return nil, nil, false
 }
-
-// last is the last message of the last thread.
-func (d *document) last() (message, bool) {
-	if len(d.Threads) == 0 {
-		return message{}, false
-	}
-	msgs := d.Threads[len(d.Threads)-1].Messages
-	if len(msgs) == 0 {
-		return message{}, false
-	}
-	return msgs[len(msgs)-1], true
-}
