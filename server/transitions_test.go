@@ -1107,3 +1107,378 @@ func TestTransitionClose(t *testing.T) {
 		l.Unlock()
 	})
 }
+
+// ---- races, each run many times ----
+
+// raceRuns is how many times each race runs.
+const raceRuns = 20
+
+// Stop during an approval, racing with the person's decision: whichever
+// wins, the turn ends once, the call has one outcome, nothing is left
+// pending, and the session takes the next message.
+func TestRaceStopDuringApproval(t *testing.T) {
+	e := newEngine(t, 10*time.Millisecond)
+	for i := range raceRuns {
+		decision := []string{"once", "deny", "session"}[i%3]
+		t.Run(fmt.Sprintf("%d-%s", i, decision), func(t *testing.T) {
+			s := e.create(fmt.Sprintf("approval race %d", i))
+			st := e.stream(t, s.ID)
+			wantStatus(t, e.send(s.ID, fmt.Sprintf(`[[tool:bash {"command":"echo ran-%d"}]]`, i)), http.StatusAccepted)
+			evs := st.until("tool.approval")
+			id := data(t, evs[len(evs)-1])["tool_use_id"].(string)
+			var stopped, approved int
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				<-start
+				stopped, _ = e.call("POST", "/api/sessions/"+s.ID+"/stop", "")
+			})
+			wg.Go(func() {
+				<-start
+				approved, _ = e.call("POST", "/api/sessions/"+s.ID+"/approvals/"+id, `{"decision":"`+decision+`"}`)
+			})
+			close(start)
+			wg.Wait()
+			if (stopped != http.StatusOK && stopped != http.StatusConflict) || (approved != http.StatusOK && approved != http.StatusConflict) {
+				t.Fatalf("stop %d, approval %d", stopped, approved)
+			}
+			if stopped != http.StatusOK && approved != http.StatusOK {
+				t.Fatalf("both refused: stop %d, approval %d", stopped, approved)
+			}
+			evs = append(evs, untilStatus(st, "idle")...)
+			if n := len(oneTurnAtATime(t, evs)); n != 1 {
+				t.Errorf("%d turns", n)
+			}
+			doc := settled(t, e.sessions, s.ID)
+			wellFormed(t, doc)
+			res, out := lastToolResult(t, doc), ""
+			out = resultText(res)
+			switch {
+			case approved != http.StatusOK: // the stop came first
+				if !strings.HasPrefix(out, "Not run: the person stopped the turn.") || !res.Interrupted {
+					t.Errorf("stopped before the decision, the outcome is %+v", res)
+				}
+			case strings.HasPrefix(out, "Not run"), strings.Contains(out, "denied"),
+				strings.Contains(out, fmt.Sprintf("ran-%d", i)), strings.Contains(out, "[stopped by the person"):
+			default:
+				t.Errorf("outcome %q", out)
+			}
+			if approved == http.StatusOK && stopped == http.StatusConflict && slices.Contains(trace(t, evs), "status:stopping") {
+				t.Errorf("a refused stop still stopped: %v", trace(t, evs))
+			}
+			idleNow(t, e.testServer, s.ID)
+			stillWorks(t, e.testServer, st, s.ID)
+		})
+	}
+}
+
+// A message sent while a manual compaction may be running: the two race
+// for the slot. Whichever wins, the other waits (queued) or is refused
+// (409), they never overlap, and the message is kept once.
+func TestRaceSubmitDuringCompaction(t *testing.T) {
+	e := newEngine(t, 10*time.Millisecond)
+	for i := range raceRuns {
+		queue := i%2 == 0
+		t.Run(fmt.Sprintf("%d-queue=%v", i, queue), func(t *testing.T) {
+			s := e.create(fmt.Sprintf("compaction race %d", i))
+			st := e.stream(t, s.ID)
+			first := fmt.Sprintf("first %d [[say:ok]]", i)
+			wantStatus(t, e.send(s.ID, first), http.StatusAccepted)
+			evs := untilStatus(st, "idle")
+			text := fmt.Sprintf("racing %d [[say:answered %d]]", i, i)
+			var compacted, sent int
+			var sentBody string
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				<-start
+				compacted, _ = e.call("POST", "/api/sessions/"+s.ID+"/compact", "")
+			})
+			wg.Go(func() {
+				<-start
+				sent, sentBody = e.call("POST", "/api/sessions/"+s.ID+"/messages", messageBody(text, queue))
+			})
+			close(start)
+			wg.Wait()
+			switch {
+			case compacted != http.StatusOK && compacted != http.StatusConflict,
+				sent != http.StatusAccepted && (queue || sent != http.StatusConflict),
+				compacted == http.StatusConflict && sent != http.StatusAccepted:
+				t.Fatalf("compact %d, message %d %s", compacted, sent, sentBody)
+			}
+			turns, compactions := 1, 0
+			if sent == http.StatusAccepted {
+				turns++
+			}
+			if compacted == http.StatusOK {
+				compactions++
+			}
+			evs = append(evs, untilCounts(st, turns-1, compactions)...)
+			oneTurnAtATime(t, evs)
+			noOverlap(t, evs)
+			doc := settled(t, e.sessions, s.ID)
+			wellFormed(t, doc)
+			want := []string{first}
+			if sent == http.StatusAccepted {
+				want = append(want, text)
+			}
+			if got := humanTexts(doc); !slices.Equal(got, want) {
+				t.Errorf("the person's messages %q, want %q", got, want)
+			}
+			if len(doc.Threads) != 1+compactions {
+				t.Errorf("%d threads after %d compactions", len(doc.Threads), compactions)
+			}
+			if strings.Contains(sentBody, "queued") && compacted == http.StatusOK {
+				// Queued behind the compaction: it ran in the successor.
+				if m := own(doc.Threads[len(doc.Threads)-1]); len(m) != 2 || textOf(m[0]) != text {
+					t.Errorf("the queued message did not run after the compaction: %+v", m)
+				}
+			}
+			idleNow(t, e.testServer, s.ID)
+		})
+	}
+}
+
+// untilCounts collects events until turns more turns and compactions
+// manual compactions have ended and the session is idle again.
+func untilCounts(st *stream, turns, compactions int) []sseEvent {
+	st.t.Helper()
+	var got []sseEvent
+	for turns > 0 || compactions > 0 {
+		select {
+		case ev, ok := <-st.events:
+			if !ok {
+				st.t.Fatalf("stream ended; got %v", names(got))
+			}
+			got = append(got, ev)
+			switch ev.name {
+			case "turn.end":
+				turns--
+			case "compaction.end":
+				compactions--
+			}
+		case <-time.After(30 * time.Second):
+			st.t.Fatalf("waiting for %d turns and %d compactions; got %v", turns, compactions, names(got))
+		}
+	}
+	return append(got, untilStatus(st, "idle")...)
+}
+
+// noOverlap checks that a manual compaction (one outside any turn) never
+// runs while a turn or another compaction does.
+func noOverlap(t *testing.T, evs []sseEvent) {
+	t.Helper()
+	inTurn, inCompaction := false, false
+	for _, ev := range evs {
+		switch ev.name {
+		case "turn.start":
+			if inCompaction {
+				t.Errorf("a turn started during a compaction: %v", trace(t, evs))
+			}
+			inTurn = true
+		case "turn.end":
+			inTurn = false
+		case "compaction.start":
+			if inCompaction {
+				t.Errorf("two compactions at once: %v", trace(t, evs))
+			}
+			inCompaction = !inTurn
+		case "compaction.end":
+			inCompaction = false
+		}
+	}
+}
+
+// Archive during a tool run, at every point of the turn: the command is
+// not interrupted, its outcome is recorded, the turn ends with its answer,
+// then the files move into session/archived/ and nothing new is taken.
+func TestRaceArchiveDuringToolRun(t *testing.T) {
+	e := newEngine(t, 10*time.Millisecond, bashAllowed)
+	points := []string{"", "turn.start", "tool.start", "tool.end", "message.end", "turn.end"}
+	for i := range raceRuns {
+		point := points[i%len(points)]
+		t.Run(fmt.Sprintf("%d-after-%s", i, point), func(t *testing.T) {
+			s := e.create(fmt.Sprintf("archive race %d", i))
+			st := e.stream(t, s.ID)
+			wantStatus(t, e.send(s.ID, fmt.Sprintf(`[[tool:bash {"command":"sleep 0.1; echo done-%d"}]]`, i)), http.StatusAccepted)
+			var evs []sseEvent
+			if point != "" {
+				evs = st.until(point)
+				if point == "message.end" { // the answer after the tool round
+					evs = append(evs, st.until("tool.end")...)
+					evs = append(evs, st.until("message.end")...)
+					evs = append(evs, st.until("message.end")...)
+				}
+			}
+			switch code, body := e.call("POST", "/api/sessions/"+s.ID+"/archive", ""); {
+			case code == http.StatusConflict && strings.Contains(body, "already archived"):
+				// Archive() reported the session idle after release had
+				// seen the mark and started finishArchive; archiveSession
+				// then archives again through Exclusive, and Store.Archive
+				// says it already is.
+				knownBug(t, "archive as the turn ended answered %d %s, yet it archived the session", code, body)
+			case code != http.StatusOK:
+				t.Errorf("archive answered %d %s", code, body)
+			}
+			if code, _ := e.call("POST", "/api/sessions/"+s.ID+"/messages", messageBody("refused", true)); code != http.StatusConflict {
+				t.Errorf("a message to an archived session answered %d", code)
+			}
+			evs = append(evs, untilStatus(st, "idle")...)
+			if n := len(oneTurnAtATime(t, evs)); n != 1 {
+				t.Errorf("%d turns", n)
+			}
+			waitArchived(t, e.testServer, s.ID)
+			doc := settled(t, e.sessions, s.ID)
+			wellFormed(t, doc)
+			res := lastToolResult(t, doc)
+			if out := resultText(res); !strings.Contains(out, fmt.Sprintf("done-%d", i)) || res.IsError || res.Interrupted {
+				t.Errorf("the command's outcome %+v", res)
+			}
+			if got := textOf(lastMessageOf(doc)); !strings.Contains(got, fmt.Sprintf("done-%d", i)) {
+				t.Errorf("the turn's answer %q does not quote the outcome", got)
+			}
+			if !doc.Archived || len(humanTexts(doc)) != 1 {
+				t.Errorf("archived %v, the person's messages %q", doc.Archived, humanTexts(doc))
+			}
+			wantStatus(t, e.send(s.ID, "after"), http.StatusConflict)
+		})
+	}
+}
+
+func lastMessageOf(doc *session.Document) session.Message {
+	msgs := doc.Threads[len(doc.Threads)-1].Messages
+	return msgs[len(msgs)-1]
+}
+
+// Many submissions at once: without queue exactly one starts a turn and
+// the rest get 409; with queue all are accepted and each runs once, one
+// turn at a time, each followed by its own answer.
+func TestRaceSimultaneousSubmissions(t *testing.T) {
+	const n = 6
+	e := newEngine(t, 10*time.Millisecond)
+	for i := range raceRuns {
+		queue := i%2 == 1
+		t.Run(fmt.Sprintf("%d-queue=%v", i, queue), func(t *testing.T) {
+			s := e.create(fmt.Sprintf("submit race %d", i))
+			st := e.stream(t, s.ID)
+			before := chatCalls(e.fake)
+			codes := make([]int, n)
+			texts := make([]string, n)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for k := range n {
+				texts[k] = fmt.Sprintf("m%d-%d [[say:a%d-%d]]", i, k, i, k)
+				wg.Go(func() {
+					<-start
+					codes[k], _ = e.call("POST", "/api/sessions/"+s.ID+"/messages", messageBody(texts[k], queue))
+				})
+			}
+			close(start)
+			wg.Wait()
+			var accepted []string
+			for k, c := range codes {
+				switch c {
+				case http.StatusAccepted:
+					accepted = append(accepted, texts[k])
+				case http.StatusConflict:
+					if queue {
+						t.Errorf("a queued submission answered 409")
+					}
+				default:
+					t.Errorf("submission answered %d", c)
+				}
+			}
+			if !queue && len(accepted) != 1 {
+				t.Fatalf("%d submissions accepted without queue, want 1", len(accepted))
+			}
+			if queue && len(accepted) != n {
+				t.Fatalf("%d of %d queued submissions accepted", len(accepted), n)
+			}
+			evs := untilTurnsEnd(st, len(accepted))
+			started := oneTurnAtATime(t, evs)
+			doc := settled(t, e.sessions, s.ID)
+			wellFormed(t, doc)
+			msgs := doc.Threads[0].Messages
+			var humans []string
+			for j, m := range msgs {
+				if !m.Human {
+					continue
+				}
+				humans = append(humans, textOf(m))
+				want := strings.Replace(strings.Fields(textOf(m))[0], "m", "a", 1)
+				if j+1 >= len(msgs) || textOf(msgs[j+1]) != want {
+					t.Errorf("message %q is not followed by its answer %q", textOf(m), want)
+				}
+				if len(started) > len(humans)-1 && started[len(humans)-1] != m.ID {
+					t.Errorf("turn %d ran for %s, the thread has %s there", len(humans), started[len(humans)-1], m.ID)
+				}
+			}
+			if !sameSet(humans, accepted) || len(started) != len(accepted) {
+				t.Errorf("kept %q (%d turns), accepted %q", humans, len(started), accepted)
+			}
+			if got := chatCalls(e.fake) - before; got != len(accepted) {
+				t.Errorf("%d model calls for %d messages", got, len(accepted))
+			}
+			idleNow(t, e.testServer, s.ID)
+		})
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// Restore racing with the end of the turn whose archive is pending:
+// whichever comes first, a restore that answered 200 leaves the session
+// active, and it takes messages again.
+func TestRaceRestoreAsTheTurnEnds(t *testing.T) {
+	e := newEngine(t, 10*time.Millisecond)
+	for i := range raceRuns {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			s := e.create(fmt.Sprintf("restore race %d", i))
+			st := e.stream(t, s.ID)
+			h := e.gate.hold(callChat)
+			wantStatus(t, e.send(s.ID, "[[say:finished]]"), http.StatusAccepted)
+			h.wait(t)
+			wantStatus(t, e.do("POST", "/api/sessions/"+s.ID+"/archive", nil), http.StatusOK)
+			var restored int
+			var body string
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				<-start
+				h.let()
+			})
+			wg.Go(func() {
+				<-start
+				restored, body = e.call("POST", "/api/sessions/"+s.ID+"/restore", "")
+			})
+			close(start)
+			wg.Wait()
+			if restored != http.StatusOK {
+				t.Fatalf("restore answered %d %s", restored, body)
+			}
+			untilStatus(st, "idle")
+			// A message runs to its end only when nothing closes the session
+			// under it: an archive that went ahead after the restore would.
+			code, body := e.call("POST", "/api/sessions/"+s.ID+"/messages", messageBody("after [[say:again]]", false))
+			if code != http.StatusAccepted {
+				knownBug(t, "after a restore that answered 200, a message answered %d %s", code, body)
+			}
+			if code == http.StatusAccepted {
+				// (A restore that came after the release says idle once more.)
+				evs := st.until("turn.end")
+				if got := trace(t, evs); got[len(got)-1] != "turn.end:end_turn" {
+					knownBug(t, "the turn after a restore was cut: %v", got)
+				}
+				untilStatus(st, "idle")
+			}
+			if archived, _ := e.sessions.IsArchived(s.ID); archived {
+				knownBug(t, "the restore answered 200, yet the files moved into the archive")
+			}
+		})
+	}
+}
