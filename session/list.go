@@ -379,7 +379,7 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 	c.mu.Unlock()
 
 	// Sorted outside the lock: saves note their writes meanwhile.
-	slices.SortFunc(entries, func(a, b *fileEntry) int { return newestFirst(a.sum, b.sum) })
+	slices.SortFunc(entries, func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) })
 	v := &listView{gen: gen, entries: entries, sums: make([]Summary, len(entries))}
 	for i, e := range entries {
 		v.sums[i] = e.sum
@@ -459,9 +459,13 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 	return s.cache.view(s.dir, s.archivedDir, opts.Archived), nil
 }
 
-func sortNewestFirst(sums []Summary) { slices.SortFunc(sums, newestFirst) }
+func sortNewestFirst(sums []Summary) {
+	slices.SortFunc(sums, func(a, b Summary) int { return newestFirst(&a, &b) })
+}
 
-func newestFirst(a, b Summary) int {
+// newestFirst orders by updated_at, newest first, then by ID. Pointers:
+// a Summary is big enough that copying two per comparison shows.
+func newestFirst(a, b *Summary) int {
 	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 		return c
 	}
