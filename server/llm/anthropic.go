@@ -65,25 +65,50 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	stream := c.sdk.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc anthropic.Message
+	// Text deltas are gathered here rather than by Accumulate, which
+	// copies the whole text so far on every delta: a long answer then
+	// costs quadratic time, and the stream's tail waits for it.
+	texts := map[int64]*strings.Builder{}
 	started, complete := false, false
 	for stream.Next() {
 		ev := stream.Current()
-		if err := acc.Accumulate(ev); err != nil {
-			return partialAnthropic(&acc, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: %w", err)}
-		}
 		started = true
-		complete = complete || ev.Type == "message_stop"
-		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && onText != nil {
-			onText(ev.Delta.Text)
+		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" {
+			if ev.Index < 0 || ev.Index >= int64(len(acc.Content)) || acc.Content[ev.Index].Type != "text" {
+				return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: text delta for block %d, which is not a text block", ev.Index)}
+			}
+			b := texts[ev.Index]
+			if b == nil {
+				b = &strings.Builder{}
+				texts[ev.Index] = b
+			}
+			b.WriteString(ev.Delta.Text)
+			if onText != nil {
+				onText(ev.Delta.Text)
+			}
+			continue
 		}
+		if err := acc.Accumulate(ev); err != nil {
+			return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: %w", err)}
+		}
+		complete = complete || ev.Type == "message_stop"
 	}
 	if err := stream.Err(); err != nil {
-		return partialAnthropic(&acc, req), c.classify(ctx, err, started)
+		return partialAnthropic(&acc, texts, req), c.classify(ctx, err, started)
 	}
 	if !complete {
-		return partialAnthropic(&acc, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
+		return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
 	}
+	addTexts(&acc, texts)
 	return anthropicResponse(&acc, req)
+}
+
+// addTexts puts the text gathered from deltas into its blocks.
+func addTexts(acc *anthropic.Message, texts map[int64]*strings.Builder) {
+	for i, b := range texts {
+		acc.Content[i].Text += b.String()
+		b.Reset()
+	}
 }
 
 // classify maps an SDK error. An `error` event inside a 200 stream carries
@@ -153,7 +178,8 @@ func anthropicToolUse(b anthropic.ContentBlockUnion) (session.Block, error) {
 // partialAnthropic keeps the text of a message cut short. Its tool calls
 // are dropped: their input may be incomplete, and an unanswered tool_use
 // stored in the thread would fail every later call.
-func partialAnthropic(acc *anthropic.Message, req Request) Response {
+func partialAnthropic(acc *anthropic.Message, texts map[int64]*strings.Builder, req Request) Response {
+	addTexts(acc, texts)
 	r := anthropicMeta(acc, req)
 	for _, b := range acc.Content {
 		if b.Type == "text" {
