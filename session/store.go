@@ -195,13 +195,24 @@ func (s *Store) Load(id string) (*Document, error) {
 // a session's messages (Load, search, image references) goes through it,
 // so an image named only in the journal is never collected.
 func (s *Store) read(dir, id string) (*Document, error) {
-	doc, err := s.loadFrom(dir, id)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := readJournal(journalPath(dir, id), doc.JournalSeq)
-	if err != nil {
-		return nil, err
+	var doc *Document
+	var recs []Record
+	// A fold between reading the document and reading the journal would
+	// hide the records it folded (the new document holds them, the old one
+	// read here does not): read again when the document was replaced.
+	path := filepath.Join(dir, id+".json")
+	for range 3 {
+		before, _ := os.Stat(path)
+		var err error
+		if doc, err = s.loadFrom(dir, id); err != nil {
+			return nil, err
+		}
+		if recs, err = readJournal(journalPath(dir, id), doc.JournalSeq); err != nil {
+			return nil, err
+		}
+		if after, _ := os.Stat(path); before != nil && after != nil && os.SameFile(before, after) {
+			break
+		}
 	}
 	if _, err := replay(doc, recs, false, s.now()); err != nil {
 		return nil, &DamagedError{Path: journalPath(dir, id), Reason: err.Error()}
