@@ -212,8 +212,14 @@ func (s *Server) archiveSession(c echo.Context) error {
 		idle, err := ls.Archive()
 		switch {
 		case err == nil && !idle:
+			// Busy, or its turn just ended and release finishes it.
 			return c.JSON(http.StatusOK, ls.Header())
-		case err != nil && !errors.Is(err, live.ErrSessionClosed):
+		case err == nil:
+			if err := s.live.FinishArchive(id); err != nil {
+				return err
+			}
+			return s.answerHeader(c, id)
+		case !errors.Is(err, live.ErrSessionClosed):
 			return err
 		}
 	}
@@ -227,11 +233,18 @@ func (s *Server) archiveSession(c echo.Context) error {
 // still running) is called off; an archived session moves back.
 func (s *Server) restoreSession(c echo.Context) error {
 	id := c.Param("id")
-	if ls, ok := s.live.Get(id); ok && ls.Archived() {
-		if err := ls.Restore(); err != nil {
+	if ls, ok := s.live.Get(id); ok {
+		// Live here means in session/: either an archive waiting for its
+		// turn to end (called off now), or not archived at all (refused,
+		// leaving its turn alone).
+		err := ls.Restore()
+		switch {
+		case err == nil:
+			return c.JSON(http.StatusOK, ls.Header())
+		case !errors.Is(err, live.ErrSessionClosed):
 			return err
 		}
-		return c.JSON(http.StatusOK, ls.Header())
+		// The archive finished first: restore it from the archive.
 	}
 	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Restore(id) }); err != nil {
 		return err

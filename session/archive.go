@@ -127,6 +127,11 @@ func (s *Store) MigrateArchived(progress func(done, total int)) (MigrateReport, 
 	return rep, nil
 }
 
+// FinishArchive moves session id into archived/ if its document is marked
+// archived (an archive that waited for its live session to close); a
+// session no longer marked, restored meanwhile, stays where it is.
+func (s *Store) FinishArchive(id string) error { return s.migrateOne(id) }
+
 func (s *Store) migrateOne(id string) error {
 	mu := s.docMu(id) // first, as in withLock
 	mu.Lock()

@@ -33,7 +33,7 @@ const (
 // Errors of compaction.
 var (
 	ErrNothingToCompact = errors.New("nothing to compact: the thread is empty")
-	ErrThreadChanged    = errors.New("the thread changed during compaction")
+	ErrThreadChanged    = session.ErrThreadChanged
 )
 
 // Compact makes a successor thread now, at the person's request. It holds
@@ -54,6 +54,9 @@ func (s *Session) Compact() error {
 	ctx, cancel := context.WithTimeout(slot.ctx, 10*time.Minute)
 	err := s.compact(ctx, ReasonManual)
 	cancel()
+	if err != nil && slot.ctx.Err() != nil {
+		err = ErrStopped // by the person: not a failure of the model
+	}
 	if err == nil {
 		s.mu.Lock()
 		s.autoOff = ""

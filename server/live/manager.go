@@ -198,6 +198,12 @@ func (m *Manager) Release(id string) {
 // operation already moving the session is waited for first: moving a
 // session's files takes a moment.
 func (m *Manager) Exclusive(id string, fn func() error) error {
+	return m.exclusiveIf(id, nil, fn)
+}
+
+// exclusiveIf is Exclusive that leaves a live session open, and runs
+// nothing, unless cond holds for it (checked once nothing else moves it).
+func (m *Manager) exclusiveIf(id string, cond func(*Session) bool, fn func() error) error {
 	m.mu.Lock()
 	for {
 		running, busy := m.busy[id]
@@ -208,9 +214,13 @@ func (m *Manager) Exclusive(id string, fn func() error) error {
 		<-running
 		m.mu.Lock()
 	}
+	s, live := m.sessions[id]
+	if live && cond != nil && !cond(s) {
+		m.mu.Unlock()
+		return nil
+	}
 	done := make(chan struct{})
 	m.busy[id] = done
-	s, live := m.sessions[id]
 	delete(m.sessions, id)
 	m.mu.Unlock()
 	defer func() {
@@ -227,12 +237,24 @@ func (m *Manager) Exclusive(id string, fn func() error) error {
 
 // finishArchive closes session id, whose archive waited for its turn to
 // end, and moves its files into the archive.
-func (m *Manager) finishArchive(id string) {
-	err := m.Exclusive(id, func() error { return m.opts.Store.Archive(id) })
-	if err != nil && !errors.Is(err, session.ErrAlreadyArchived) && !errors.Is(err, ErrReadOnly) {
+//
+// A restore may come first: then the session is no longer marked
+// archived, it stays open (its next turn may be running), and nothing
+// moves.
+func (m *Manager) FinishArchive(id string) error {
+	still := func(s *Session) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.archived
+	}
+	err := m.exclusiveIf(id, still, func() error { return m.opts.Store.FinishArchive(id) })
+	if err != nil && !errors.Is(err, ErrReadOnly) {
 		m.log.Warn("archive not finished; it is finished at the next start", "session", id, "err", err)
 	}
+	return err
 }
+
+func (m *Manager) finishArchive(id string) { m.FinishArchive(id) }
 
 // Close stops every turn, kills every shell and lets every lock go.
 func (m *Manager) Close() {

@@ -31,6 +31,7 @@ var (
 	ErrBadDecision  = errors.New("decision must be once, session or deny")
 	ErrNothingToRun = errors.New("nothing to retry: no message was sent yet")
 	ErrEmptyMessage = errors.New("the message is empty")
+	ErrStopped      = errors.New("stopped by the person")
 )
 
 // Session is a session open in this process.
@@ -64,6 +65,9 @@ type Session struct {
 	// every write. archived: the session was archived while live; it
 	// closes, and its files move, when it is next idle.
 	closing, closed, archived bool
+	// archiveClaimed: the archive's finish (close, move the files) is
+	// under way; only one of Archive and release claims it.
+	archiveClaimed bool
 }
 
 type partial struct {
@@ -483,20 +487,26 @@ func (s *Session) close() {
 // the archive itself).
 func (s *Session) Archive() (idle bool, err error) {
 	s.mu.Lock()
-	if s.closed || s.closing {
-		s.mu.Unlock()
+	closed := s.closed || s.closing
+	s.mu.Unlock()
+	if closed {
 		return false, ErrSessionClosed
 	}
-	s.archived = true
-	s.mu.Unlock()
+	// The mark is durable before the session refuses anything for it.
 	if err := s.setArchived(true); err != nil {
-		s.mu.Lock()
-		s.archived = false
-		s.mu.Unlock()
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
 		return false, err
 	}
 	s.mu.Lock()
-	idle = s.slot == nil
+	s.archived = true
+	// Whoever sees the session idle and archived first finishes the
+	// archive: this call, or release at the end of the running turn.
+	idle = s.slot == nil && !s.archiveClaimed
+	if idle {
+		s.archiveClaimed = true
+	}
 	s.mu.Unlock()
 	s.publish(event.Status{Status: "archived"})
 	return idle, nil
@@ -506,13 +516,22 @@ func (s *Session) Archive() (idle bool, err error) {
 // busy): the mark goes, and the session takes messages again.
 func (s *Session) Restore() error {
 	s.mu.Lock()
-	if !s.archived || s.closed || s.closing {
+	switch {
+	case s.closed || s.closing:
+		s.mu.Unlock()
+		return ErrSessionClosed
+	case !s.archived:
 		s.mu.Unlock()
 		return fmt.Errorf("%w: %s", session.ErrNotArchived, s.id)
 	}
-	s.archived = false
+	// From here the session takes messages again, and an archive about to
+	// finish (release claimed it) finds it restored and moves nothing.
+	s.archived, s.archiveClaimed = false, false
 	s.mu.Unlock()
 	if err := s.setArchived(false); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed // the archive finished first
+		}
 		return err
 	}
 	s.mu.Lock()

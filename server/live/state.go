@@ -112,7 +112,10 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		nextSlot = s.claimLocked(slotTurn)
 	}
 	needTitle := slot.kind == slotTurn && !end.notStarted && title == "" && end.stop != session.StopError && !s.closing
-	archiveNow := s.archived && !s.closing && nextSlot == nil
+	archiveNow := s.archived && !s.archiveClaimed && !s.closing && nextSlot == nil
+	if archiveNow {
+		s.archiveClaimed = true
+	}
 	s.mu.Unlock()
 	slot.cancel()
 	close(slot.done)
