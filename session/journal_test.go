@@ -337,3 +337,33 @@ func TestImageRefsReadTheJournal(t *testing.T) {
 		t.Errorf("ImageRefs = %v, want the image named in the journal", refs)
 	}
 }
+
+// TestRecoverAtStartup: journals a crash left are folded in when a server
+// starts, without anyone opening the sessions; one held elsewhere is left
+// to its holder.
+func TestRecoverAtStartup(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	heldID := "0193c7b2-0000-7000-8000-0000000000e3"
+	for _, id := range []string{journalID, heldID} {
+		if err := s.Save(newDoc(id, t0, 1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, id+".journal"),
+			`{"seq":1,"op":"partial","message":{"id":"a","role":"assistant","content":[]}}`+"\n"+
+				`{"seq":2,"op":"delta","id":"a","text":"half an answer"}`+"\n")
+	}
+	startLockChild(t, dir, "http://127.0.0.1:1", heldID)
+	rep, err := s.Recover(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Recovered) != 1 || rep.Recovered[0] != journalID || len(rep.Locked) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	data := string(readFile(t, filepath.Join(dir, journalID+".json")))
+	if !strings.Contains(data, "half an answer") || !strings.Contains(data, `"interrupted"`) {
+		t.Errorf("document after Recover:\n%s", data)
+	}
+	assertMissing(t, filepath.Join(dir, journalID+".journal"))
+	assertExists(t, filepath.Join(dir, heldID+".journal"))
+}

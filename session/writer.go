@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -583,4 +584,60 @@ func shallowCopy(d *Document) *Document {
 	c.Links = append([]Link(nil), d.Links...)
 	c.Queued = append([]Queued(nil), d.Queued...)
 	return &c
+}
+
+// RecoverReport says what Recover did.
+type RecoverReport struct {
+	Recovered []string       // sessions whose journal was folded in
+	Locked    []*LockedError // held by another process, which folds them
+	Damaged   []error        // journals or documents that cannot be read: left as they are
+}
+
+// Recover folds every journal that a process left unfolded (it crashed, or
+// was killed) into its document, as opening each session would: what was
+// cut short is kept, marked interrupted. It runs at startup, so a session
+// is whole on disk without anyone opening it. progress may be nil.
+func (s *Store) Recover(progress func(done, total int)) (RecoverReport, error) {
+	var rep RecoverReport
+	var ids []string
+	for _, dir := range []string{s.dir, s.archivedDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return rep, fmt.Errorf("recover journals: %w", err)
+		}
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".journal")
+			if !ok || ValidateID(id) != nil || !e.Type().IsRegular() {
+				continue
+			}
+			if info, err := e.Info(); err == nil && info.Size() > 0 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	for i, id := range ids {
+		if progress != nil {
+			progress(i, len(ids))
+		}
+		w, err := s.OpenWriter(id, Owner{PID: os.Getpid()})
+		var le *LockedError
+		switch {
+		case errors.As(err, &le):
+			rep.Locked = append(rep.Locked, le)
+			continue
+		case errors.Is(err, ErrDamaged), errors.Is(err, ErrNotFound):
+			rep.Damaged = append(rep.Damaged, err)
+			continue
+		case err != nil:
+			return rep, err
+		}
+		if err := w.Close(); err != nil {
+			return rep, err
+		}
+		rep.Recovered = append(rep.Recovered, id)
+	}
+	if progress != nil && len(ids) > 0 {
+		progress(len(ids), len(ids))
+	}
+	return rep, nil
 }

@@ -59,6 +59,7 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 		return openRunning(e, st.profile, page, opts.noOpen)
 	}
 	defer serverLock.Unlock()
+	recoverJournals(e, st)
 	migrate(e, st)
 	return runServer(ctx, e, st, settings, page, opts)
 }
@@ -123,6 +124,23 @@ func migrate(e env, st *stores) {
 	}
 	for _, le := range rep.Locked {
 		fmt.Fprintf(e.stderr, "myco: left %v\n", le)
+	}
+}
+
+// recoverJournals folds the journals a crash left into their documents,
+// so every session is whole on disk before anything is served.
+func recoverJournals(e env, st *stores) {
+	p := newProgress(e.stderr, "recovering sessions")
+	rep, err := st.sessions.Recover(p.update)
+	p.done()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "myco: recovering sessions: %v\n", err)
+	}
+	if len(rep.Recovered) > 0 {
+		fmt.Fprintf(e.stderr, "myco: recovered %d sessions that were open when myco last stopped\n", len(rep.Recovered))
+	}
+	for _, err := range rep.Damaged {
+		fmt.Fprintf(e.stderr, "myco: left as it is: %v\n", err)
 	}
 }
 
