@@ -522,6 +522,12 @@ function onMessageEnd(d) {
   pending.delete(d.message);
   const old = messageEl(d.message);
   const frag = fragment(typeof d.html === 'string' ? d.html : '');
+  // An answer a retry replaced comes again, folded as a reload shows it.
+  const folded = frag.querySelector('[data-testid="replaced-answer"]');
+  if (folded) {
+    (old?.closest('[data-testid="replaced-answer"]') || old)?.replaceWith(folded);
+    return;
+  }
   const next = frag.querySelector('[data-testid="message"]');
   if (!next) {
     if (old) endStreaming(old);

@@ -69,6 +69,10 @@ test('retry after a failed turn shows the message once, the earlier answer folde
   };
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
   await shownOnce();
+  // Folded live, without a reload.
+  const liveFolded = page.getByTestId('replaced-answer').locator(`[data-message-id="${failed.id}"]`);
+  await expect(liveFolded).toHaveCount(1);
+  await expect(liveFolded).toBeHidden();
   await page.reload();
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   await shownOnce();
