@@ -305,3 +305,51 @@ func BenchmarkAppendDuringFold(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendDeltaDuringSync saves a message (with its fsync) while
+// text deltas stream into the same session, as when a tool's result is
+// saved while... no: as when any durable change meets a streaming answer.
+// Each iteration is one Append; meanwhile the benchmark writes deltas
+// without pause and times each. A delta must never wait for an fsync
+// (issue 9), so delta-max-ms stays far below the save's own time.
+func BenchmarkAppendDeltaDuringSync(b *testing.B) {
+	docs := benchDocs(b)
+	for _, sz := range saveSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			_, w, _ := openSized(b, docs(sz.size))
+			if err := w.StartPartial(session.Message{ID: "streaming", Role: "assistant", At: t0, Content: []session.Block{}}); err != nil {
+				b.Fatal(err)
+			}
+			var deltas []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				saved := make(chan error, 1)
+				go func() { saved <- w.Append(answer(i)) }()
+				for waiting := true; waiting; {
+					select {
+					case err := <-saved:
+						if err != nil {
+							b.Fatal(err)
+						}
+						waiting = false
+					default:
+						start := time.Now()
+						if err := w.Delta("streaming", "the fold writes the journal into the "); err != nil {
+							b.Fatal(err)
+						}
+						deltas = append(deltas, time.Since(start))
+					}
+				}
+			}
+			b.StopTimer()
+			slices.Sort(deltas)
+			ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+			if len(deltas) > 0 {
+				b.ReportMetric(ms(deltas[len(deltas)/2]), "delta-p50-ms")
+				b.ReportMetric(ms(deltas[len(deltas)-1]), "delta-max-ms")
+			}
+			b.ReportMetric(float64(len(deltas))/float64(b.N), "deltas/save")
+		})
+	}
+}
