@@ -156,8 +156,6 @@ func (s *Store) noteWritten(dir string, doc *Document, info fs.FileInfo) {
 // for it. It adds a document the cache did not have, but never replaces a
 // summary the cache has under another stat: a read that raced with a
 // save would put an old one back.
-//
-//lint:ignore U1000 for loadFrom, checkOverwrite and Writer.commit, which call it once the write path is wired (issue 9)
 func (s *Store) noteRead(dir string, doc *Document, info fs.FileInfo) {
 	e := newEntry(info, doc.Summarize(), s.now())
 	e.loaded = true
@@ -179,8 +177,6 @@ func (s *Store) noteRead(dir string, doc *Document, info fs.FileInfo) {
 
 // knows reports whether dir/<id>.json, now under stat info, is a document
 // this store itself decoded or wrote, unchanged since.
-//
-//lint:ignore U1000 for loadFrom, checkOverwrite and Writer.commit, which call it once the write path is wired (issue 9)
 func (s *Store) knows(dir, id string, info fs.FileInfo) bool {
 	c := s.cache
 	c.mu.Lock()
@@ -198,8 +194,6 @@ func (s *Store) knows(dir, id string, info fs.FileInfo) bool {
 // the file, whose stat is still the one the cache has. The next listing
 // shows it. It reads no file, so a writer may call it under its mutex;
 // after a fold (noteWritten) it is due again for changes made meanwhile.
-//
-//lint:ignore U1000 for loadFrom, checkOverwrite and Writer.commit, which call it once the write path is wired (issue 9)
 func (s *Store) noteChanged(dir string, doc *Document) {
 	sum := doc.Summarize()
 	now := s.now()

@@ -32,7 +32,6 @@ type Store struct {
 	mu     sync.Mutex
 	locks  map[string]heldLock
 	docMus map[string]*sync.Mutex
-	known  map[string]fs.FileInfo // the file as this store last read or wrote it
 	cache  *listCache
 }
 
@@ -49,7 +48,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{
 		dir: dir, archivedDir: filepath.Join(dir, ArchivedDir), now: opts.Now,
 		locks: map[string]heldLock{}, docMus: map[string]*sync.Mutex{},
-		known: map[string]fs.FileInfo{}, cache: newListCache(),
+		cache: newListCache(),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -242,7 +241,7 @@ func (s *Store) loadFrom(dir, id string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.remember(path, info)
+	s.noteRead(dir, doc, info)
 	return doc, nil
 }
 
@@ -332,7 +331,6 @@ func (s *Store) saveSized(dir string, doc *Document) (int64, error) {
 		return 0, fmt.Errorf("save session %s: %w", doc.ID, err)
 	}
 	if info, err := os.Lstat(path); err == nil {
-		s.remember(path, info)
 		s.noteWritten(dir, doc, info)
 	}
 	return int64(len(data)), nil
@@ -348,7 +346,7 @@ func (s *Store) checkOverwrite(path, id string) error {
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", id, err)
 	}
-	if s.isKnown(path, info) {
+	if s.knows(filepath.Dir(path), id, info) {
 		return nil
 	}
 	data, err := os.ReadFile(path)
@@ -359,18 +357,6 @@ func (s *Store) checkOverwrite(path, id string) error {
 		return fmt.Errorf("save session %s: refusing to overwrite: %w", id, err)
 	}
 	return nil
-}
-
-func (s *Store) remember(path string, info fs.FileInfo) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.known[path] = info
-}
-
-func (s *Store) isKnown(path string, info fs.FileInfo) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return sameFile(s.known[path], info)
 }
 
 // sameFile reports whether two stats describe the same, unchanged file: an

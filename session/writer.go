@@ -167,7 +167,14 @@ func (w *Writer) commitBuffered(r *Record, buffered bool) error {
 		}
 	}
 	w.seq = r.Seq
-	return applyRecord(w.doc, r)
+	if err := applyRecord(w.doc, r); err != nil {
+		return err
+	}
+	switch r.Op {
+	case OpMessage, OpThread, OpHeader:
+		w.store.noteChanged(w.dir, w.doc) // the listing shows it before the fold
+	}
+	return nil
 }
 
 // Buffering of work in progress (commitBuffered).
@@ -464,6 +471,9 @@ func (w *Writer) Fold() error {
 	defer w.mu.Unlock()
 	w.folded = seq
 	w.doc.JournalSeq = seq
+	if w.seq != seq {
+		w.store.noteChanged(w.dir, w.doc) // changes made during the fold
+	}
 	w.docBytes = size
 	if w.seq == seq {
 		if w.journal == nil {
