@@ -145,7 +145,7 @@ func chatStatus(err error) (int, bool) {
 	// The session moved on under the request (closed for an archive or
 	// when idle, a new thread made meanwhile): the request was sound, the
 	// page only has to reload, so it is a conflict, not a server fault.
-	case errors.Is(err, live.ErrSessionClosed), errors.Is(err, live.ErrThreadChanged), errors.Is(err, live.ErrStopped):
+	case errors.Is(err, live.ErrSessionClosed), errors.Is(err, live.ErrStopped):
 		return http.StatusConflict, true
 	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
 		errors.Is(err, live.ErrNothingToCompact):

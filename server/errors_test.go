@@ -27,9 +27,7 @@ func TestStatusOf(t *testing.T) {
 	}{
 		{"live session closed", wrapped(live.ErrSessionClosed), http.StatusConflict,
 			apiError{Error: "send message: the live session is closed"}},
-		{"thread changed during compaction", wrapped(live.ErrThreadChanged), http.StatusConflict,
-			apiError{Error: "send message: the thread changed during compaction"}},
-		{"thread changed under a write", wrapped(session.ErrThreadChanged), http.StatusConflict,
+		{"thread changed under a write (a compaction)", wrapped(session.ErrThreadChanged), http.StatusConflict,
 			apiError{Error: "send message: the thread changed"}},
 		{"writer released", wrapped(session.ErrWriterClosed), http.StatusConflict,
 			apiError{Error: "send message: the session's writer is closed"}},

@@ -38,7 +38,7 @@ func TestDocumentUsageCountsCarriedMessagesOnce(t *testing.T) {
 	answer := session.Message{ID: "a2", Role: "assistant", Usage: u(200, 20)}
 	doc := &session.Document{Threads: []session.Thread{
 		{Messages: []session.Message{{ID: "a1", Role: "assistant", Usage: u(100, 10)}, answer}},
-		{Messages: []session.Message{answer, {ID: "a3", Role: "assistant", Usage: u(50, 5)}}},
+		{CompactedFrom: new(int), Carried: 1, Messages: []session.Message{answer, {ID: "a3", Role: "assistant", Usage: u(50, 5)}}},
 	}}
 	got := doc.Usage()
 	if got.InputTokens != 350 || got.OutputTokens != 35 || got.CacheReadInputTokens != 3 {

@@ -158,18 +158,20 @@ func (d *Document) MessageCount() int {
 }
 
 // Usage adds up the token usage of every response in the session. A
-// message carried into a successor thread by compaction appears in both
-// threads under one ID and is counted once.
+// message carried into a successor thread by compaction (the first
+// Carried messages of a thread made by compaction) appears in both
+// threads and is counted once, in the thread it was written in.
 func (d *Document) Usage() Usage {
 	var u Usage
-	seen := map[string]bool{}
 	for _, t := range d.Threads {
-		for _, m := range t.Messages {
-			if m.Usage == nil || (m.ID != "" && seen[m.ID]) {
-				continue
+		msgs := t.Messages
+		if t.CompactedFrom != nil {
+			msgs = msgs[min(t.Carried, len(msgs)):]
+		}
+		for _, m := range msgs {
+			if m.Usage != nil {
+				u.Add(*m.Usage)
 			}
-			seen[m.ID] = true
-			u.Add(*m.Usage)
 		}
 	}
 	return u

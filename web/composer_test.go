@@ -169,7 +169,7 @@ func TestSessionUsage(t *testing.T) {
 			name: "carried message counted once",
 			threads: []session.Thread{
 				{Messages: []session.Message{a, b}},
-				{Summary: "s", Messages: []session.Message{b, c}},
+				{Summary: "s", CompactedFrom: new(int), Carried: 1, Messages: []session.Message{b, c}},
 			},
 			want:     web.UsageView{Input: 1235, Output: 57, CacheRead: 1000, CacheWrite: 2048},
 			wantText: "in 1,235 · out 57 · cache 1,000 · cache write 2,048",

@@ -33,7 +33,6 @@ const (
 // Errors of compaction.
 var (
 	ErrNothingToCompact = errors.New("nothing to compact: the thread is empty")
-	ErrThreadChanged    = session.ErrThreadChanged
 )
 
 // Compact makes a successor thread now, at the person's request. It holds
