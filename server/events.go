@@ -5,31 +5,68 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/r3labs/sse/v2"
 
 	"myco/server/event"
 )
 
-// Hub fans each session's events out to the tabs that stream them. It is
-// our own rather than r3labs/sse: r3labs cannot send to one subscriber, so
-// a snapshot reached every tab of the session, and a snapshot written
-// before handing the connection over could miss the events published
-// meanwhile. Here a tab subscribes and takes its snapshot's sequence
-// number in one step, so it gets exactly the events after its snapshot.
-// Nothing is replayed: the session document is the record.
+// Hub fans each session's events out to the tabs that stream them.
+//
+// r3labs/sse is the transport (framing, headers, Last-Event-ID, the write
+// loop), but not the fan-out: r3labs cannot send to one subscriber, a
+// snapshot sent before handing the connection over could miss the events
+// published meanwhile, and one subscriber that stops reading stalls its
+// whole stream. So each session has a publisher of our own, and each tab
+// gets its own r3labs stream fed by its own pump:
+//
+//	Publish → publisher (one per session, ids, never waits)
+//	        → subscriber queue (one per tab, bounded; full: the tab is dropped)
+//	        → pump (one per tab: snapshot first, then the queue)
+//	        → r3labs stream "<session>/<n>" → the tab's connection
+//
+// A tab subscribes and takes its snapshot's sequence number in one step,
+// so it gets exactly the events after its snapshot. Nothing is replayed:
+// the session document is the record.
 type Hub struct {
 	snapshot func(id string) (event.Snapshot, error)
 	log      *slog.Logger
+	sse      *sse.Server
 	closed   chan struct{}
+	// writeTimeout bounds one write to a tab: a tab that stops reading (a
+	// frozen tab, a sleeping laptop) is dropped rather than waited for.
+	writeTimeout time.Duration
 
 	mu         sync.Mutex
 	publishers map[string]*publisher
+	tabs       map[string]*tab // by r3labs stream id
+	lastTab    int64
 	shut       bool
 }
 
 func newHub(snapshot func(id string) (event.Snapshot, error), log *slog.Logger) *Hub {
-	return &Hub{snapshot: snapshot, log: log, closed: make(chan struct{}), publishers: map[string]*publisher{}}
+	h := &Hub{
+		snapshot: snapshot, log: log, closed: make(chan struct{}), writeTimeout: 10 * time.Second,
+		publishers: map[string]*publisher{}, tabs: map[string]*tab{},
+	}
+	s := sse.New()
+	s.AutoReplay = false // its log grows forever and replays from the start
+	s.AutoStream = false // a stream exists only while its tab's handler runs
+	s.SplitData = true   // JSON has no raw newline; this keeps any whole
+	// Publish blocks once this many events wait for the tab's write loop
+	// (plus r3labs' 64 per subscriber). Kept small so a backlog waits in
+	// the tab's subscriber queue, where the pump merges text deltas,
+	// rather than in r3labs' queue, where every event costs a flush.
+	s.BufferSize = 1
+	s.Headers = map[string]string{"X-Accel-Buffering": "no"}
+	// It runs after the tab's r3labs subscriber is registered: anything
+	// published on the stream before that would be lost.
+	s.OnSubscribe = func(stream string, _ *sse.Subscriber) { h.startPump(stream) }
+	h.sse = s
+	return h
 }
 
 // queued is an event waiting for the publisher's goroutine, with the id
@@ -51,25 +88,26 @@ type publisher struct {
 	lastID  int64 // the id of the last event published
 	barrier int64 // no delta merges into an event with an id up to this
 	queue   []queued
-	partial *event.Partial // the streaming message as of lastID
+	partial *partial // the streaming message as of lastID
 	subs    map[*subscriber]struct{}
 	wake    chan struct{}
 	closing chan struct{}
 }
 
-// subscriber is one open stream. The publisher never waits for it: one
+// subscriber is one tab's queue. The publisher never waits for it: one
 // that falls a whole buffer behind is dropped, and its tab reconnects and
 // gets a snapshot.
 type subscriber struct {
 	after  int64 // its snapshot's sequence number
 	frames chan frame
-	gone   chan struct{} // closed when dropped
+	gone   chan struct{} // closed when dropped or unsubscribed
 }
 
-// frame is one encoded event.
+// frame is one event with its id, encoded once for every tab.
 type frame struct {
 	id   int64
-	data []byte
+	ev   event.Event // nil: a heartbeat
+	data []byte      // ev as JSON
 }
 
 // subscriberBuffer is how many frames a tab may fall behind.
@@ -123,22 +161,29 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.signal()
 }
 
+// partial is the message streaming now. Its text grows in a builder: a
+// long answer must not cost a copy of all its text so far per delta.
+type partial struct {
+	message string
+	text    strings.Builder
+}
+
 // track keeps the streaming message up to date; p.mu is held.
 func (p *publisher) track(ev event.Event) {
 	switch e := ev.(type) {
 	case event.MessageStart:
-		p.partial = &event.Partial{Message: e.Message}
+		p.partial = &partial{message: e.Message}
 	case event.TextDelta:
-		if p.partial == nil || p.partial.Message != e.Message {
-			p.partial = &event.Partial{Message: e.Message}
+		if p.partial == nil || p.partial.message != e.Message {
+			p.partial = &partial{message: e.Message}
 		}
-		p.partial.Text += e.Text
+		p.partial.text.WriteString(e.Text)
 	case event.MessageEnd:
-		if p.partial != nil && p.partial.Message == e.Message {
+		if p.partial != nil && p.partial.message == e.Message {
 			p.partial = nil
 		}
 	case event.MessageDiscard:
-		if p.partial != nil && p.partial.Message == e.Message {
+		if p.partial != nil && p.partial.message == e.Message {
 			p.partial = nil
 		}
 	case event.TurnEnd:
@@ -146,21 +191,21 @@ func (p *publisher) track(ev event.Event) {
 	}
 }
 
-// subscribe registers a stream and returns, in the same step, the id of
-// the last event published and the streaming message as of that event:
-// the stream gets every later event and none before.
+// subscribe registers a tab and returns, in the same step, the id of the
+// last event published and the streaming message as of that event: the
+// tab gets every later event and none before.
 func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := &subscriber{after: p.lastID, frames: make(chan frame, subscriberBuffer), gone: make(chan struct{})}
 	p.subs[s] = struct{}{}
 	p.barrier = p.lastID // a delta already in the snapshot is never sent again
-	var partial *event.Partial
+	var part *event.Partial
 	if p.partial != nil {
-		c := *p.partial
-		partial = &c
+		// The builder only appends: the string stays as it is now.
+		part = &event.Partial{Message: p.partial.message, Text: p.partial.text.String()}
 	}
-	return s, p.lastID, partial
+	return s, p.lastID, part
 }
 
 func (p *publisher) unsubscribe(s *subscriber) {
@@ -207,12 +252,15 @@ func (p *publisher) send(q queued) {
 	if len(p.subs) == 0 {
 		return
 	}
-	data, err := encodeFrame(q.id, q.ev)
-	if err != nil {
-		p.log.Error("event not encodable", "event", q.ev.Name(), "err", err)
-		return
+	f := frame{id: q.id, ev: q.ev}
+	if q.ev != nil {
+		data, err := json.Marshal(q.ev)
+		if err != nil {
+			p.log.Error("event not encodable", "event", q.ev.Name(), "err", err)
+			return
+		}
+		f.data = data
 	}
-	f := frame{id: q.id, data: data}
 	for s := range p.subs {
 		if q.ev != nil && q.id <= s.after {
 			continue // already in its snapshot
@@ -227,25 +275,46 @@ func (p *publisher) send(q queued) {
 	}
 }
 
-// encodeFrame writes one event as SSE: a numeric id, the name and the JSON
-// on one data line (JSON escapes every newline). A nil event is a
-// heartbeat comment.
-func encodeFrame(id int64, ev event.Event) ([]byte, error) {
-	if ev == nil {
-		return []byte(": heartbeat\n\n"), nil
+// sseEvent is f as r3labs publishes it: a new event every time (Publish
+// mutates it), a numeric id (r3labs parses Last-Event-ID with Atoi), and a
+// heartbeat as a comment (an event with neither data nor comment would
+// end the stream).
+func sseEvent(f frame) *sse.Event {
+	if f.ev == nil {
+		return &sse.Event{Comment: []byte("heartbeat")}
 	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
+	return &sse.Event{ID: strconv.AppendInt(nil, f.id, 10), Event: []byte(f.ev.Name()), Data: f.data}
+}
+
+// merge folds consecutive text deltas of one message into one frame (with
+// the later id): a tab whose pump fell behind catches up with one write
+// instead of one per delta. Other frames keep their place.
+func merge(batch []frame) []frame {
+	out := batch[:0]
+	for i := 0; i < len(batch); {
+		f := batch[i]
+		d, ok := f.ev.(event.TextDelta)
+		j := i + 1
+		for ok && j < len(batch) && sameMessage(batch[j], d.Message) {
+			j++
+		}
+		if j > i+1 {
+			var text strings.Builder
+			for _, g := range batch[i:j] {
+				text.WriteString(g.ev.(event.TextDelta).Text)
+			}
+			d.Text = text.String()
+			f = frame{id: batch[j-1].id, ev: d} // encoded when sent
+		}
+		out = append(out, f)
+		i = j
 	}
-	b := make([]byte, 0, len(data)+len(ev.Name())+40)
-	b = append(b, "id: "...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, "\nevent: "...)
-	b = append(b, ev.Name()...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	return append(b, "\n\n"...), nil
+	return out
+}
+
+func sameMessage(f frame, message string) bool {
+	d, ok := f.ev.(event.TextDelta)
+	return ok && d.Message == message
 }
 
 // heartbeat sends a comment on every stream every interval, well inside the
@@ -288,8 +357,15 @@ func (h *Hub) ids() []string {
 	return ids
 }
 
-// close ends every stream; call it before the HTTP server's shutdown,
-// which otherwise waits for the streams.
+// closeWait bounds how long close waits for the tabs' handlers to end. A
+// dropped tab's write fails at once (its deadline is set to now), so this
+// is only a guard against a hang at shutdown.
+const closeWait = 5 * time.Second
+
+// close ends every tab's stream, waits for their handlers to return and
+// then closes r3labs; call it before the HTTP server's shutdown, which
+// otherwise waits for the streams. r3labs' Close with a client still
+// connected leaks that client's goroutine, hence the wait.
 func (h *Hub) close() {
 	h.mu.Lock()
 	if h.shut {
@@ -297,9 +373,25 @@ func (h *Hub) close() {
 		return
 	}
 	h.shut = true
+	tabs := make([]*tab, 0, len(h.tabs))
+	for _, t := range h.tabs {
+		tabs = append(tabs, t)
+	}
 	h.mu.Unlock()
-	close(h.closed)
+	close(h.closed) // every tab's watcher drops its tab
 	for _, p := range h.all() {
 		close(p.closing)
 	}
+	deadline := time.NewTimer(closeWait)
+	defer deadline.Stop()
+	for _, t := range tabs {
+		select {
+		case <-t.done:
+		case <-deadline.C:
+			// Leave r3labs open rather than leak or hang its clients.
+			h.log.Warn("event streams still open at shutdown")
+			return
+		}
+	}
+	h.sse.Close()
 }

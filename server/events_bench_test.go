@@ -62,11 +62,6 @@ func readUntil(b *testing.B, r *bufio.Reader, marker string) {
 // benchStreamHandler serves session "s" of h as sessionEvents does.
 func benchStreamHandler(h *Hub) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := h.stream("s")
-		sub, seq, _ := p.subscribe()
-		defer p.unsubscribe(sub)
-		first, _ := encodeFrame(seq, event.Snapshot{Seq: seq})
-		w.Header().Set("Content-Type", "text/event-stream")
-		_ = streamFrames(r.Context(), http.NewResponseController(w), w, first, sub, h.closed)
+		_ = h.serve(w, r, "s")
 	})
 }

@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -69,78 +73,210 @@ func (s *Server) lockedElsewhere(id string) (session.Owner, bool) {
 	return owner, true
 }
 
-// sessionEvents streams a session's events: first a snapshot for this tab
-// alone, then every event published after it. The stream is chosen by the
-// path, never by the client's query string; Last-Event-ID is ignored
-// (nothing is replayed: the snapshot covers it).
+// sessionEvents streams a session's events to one tab: first a snapshot
+// for this tab alone, then every event published after it. The stream is
+// chosen by the path, never by the client's query string.
 func (s *Server) sessionEvents(c echo.Context) error {
 	id := c.Param("id")
 	if _, err := s.opts.Sessions.IsArchived(id); err != nil {
 		return err
 	}
-	p := s.events.stream(id)
+	return s.events.serve(c.Response(), c.Request(), id)
+}
+
+// tab is one connected tab: its subscriber queue on the session's
+// publisher, its own r3labs stream and the pump between them.
+type tab struct {
+	hub    *Hub
+	stream string // its r3labs stream: "<session>/<n>", unique per connection
+	sub    *subscriber
+	first  frame // the snapshot
+	rc     *http.ResponseController
+	pumped chan struct{} // closed when the pump returns
+	done   chan struct{} // closed when its handler has cleaned up
+
+	mu      sync.Mutex
+	started bool // the pump runs
+	ended   bool // the handler is cleaning up: no pump may start
+	dropped bool // its write deadline is in the past for good
+}
+
+// serve streams session id to one tab through r3labs. The tab subscribes
+// to the publisher and takes its snapshot in one step, then gets its own
+// r3labs stream; the pump starts once r3labs has registered the
+// connection (OnSubscribe) and publishes the snapshot, then the tab's
+// queue. A tab the publisher drops, or any tab when the hub closes, has
+// its request context cancelled and its write deadline moved to now, so
+// that r3labs' handler returns even if its write is stuck.
+func (h *Hub) serve(w http.ResponseWriter, r *http.Request, id string) error {
+	p := h.stream(id)
 	sub, seq, partial := p.subscribe()
-	defer p.unsubscribe(sub)
-	snap, err := s.snapshot(id)
+	snap, err := h.snapshot(id)
 	if err != nil {
+		p.unsubscribe(sub)
 		return err
 	}
 	// The hub's partial is the one that matches seq: the live session's
-	// may already hold deltas the stream is about to send.
+	// may already hold deltas the tab is about to get as events.
 	snap.Seq, snap.Partial = seq, partial
-	first, err := encodeFrame(seq, snap)
+	data, err := json.Marshal(snap)
 	if err != nil {
-		return err
+		p.unsubscribe(sub)
+		return fmt.Errorf("snapshot: %w", err)
 	}
-	h := c.Response().Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
-	return streamFrames(c.Request().Context(), http.NewResponseController(c.Response()), c.Response(), first, sub, s.events.closed)
+	t := &tab{
+		hub: h, sub: sub, first: frame{id: seq, ev: snap, data: data},
+		rc: http.NewResponseController(w), pumped: make(chan struct{}), done: make(chan struct{}),
+	}
+	h.mu.Lock()
+	if h.shut {
+		h.mu.Unlock()
+		p.unsubscribe(sub)
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "shutting down")
+	}
+	h.lastTab++
+	t.stream = id + "/" + strconv.FormatInt(h.lastTab, 10)
+	h.tabs[t.stream] = t
+	h.mu.Unlock()
+	defer close(t.done)
+	defer h.forget(t.stream)
+
+	// A long-lived stream must not be cut by the server's timeouts; the
+	// pump sets a deadline per event instead.
+	if err := t.rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		p.unsubscribe(sub)
+		return fmt.Errorf("event stream: %w", err)
+	}
+	h.sse.CreateStream(t.stream)
+	ctx, cancel := context.WithCancel(r.Context())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t.watch(ctx, cancel)
+	}()
+	req := r.Clone(ctx)
+	req.URL.RawQuery = "stream=" + url.QueryEscape(t.stream)
+	// Nothing is replayed, the snapshot covers it; and a stale or foreign
+	// id must never become r3labs' 400, which closes an EventSource for good.
+	req.Header.Del("Last-Event-ID")
+	h.sse.ServeHTTP(w, req)
+
+	// r3labs' handler has returned: no client is on the stream any more,
+	// the only time RemoveStream neither leaks nor hangs.
+	cancel()
+	<-watched
+	p.unsubscribe(sub)
+	t.mu.Lock()
+	t.ended = true
+	started := t.started
+	t.mu.Unlock()
+	h.sse.RemoveStream(t.stream) // unblocks a pump stuck in Publish
+	if started {
+		<-t.pumped
+	}
+	if !t.dropped {
+		_ = t.rc.SetWriteDeadline(time.Time{}) // the connection may serve again
+	}
+	return nil
 }
 
-// streamWriteTimeout bounds one write to a tab: a tab that stops reading
-// (a frozen tab, a sleeping laptop) is dropped rather than waited for.
-const streamWriteTimeout = 10 * time.Second
+func (h *Hub) forget(stream string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.tabs, stream)
+}
 
-// streamFrames writes first, then the subscriber's frames until the tab
-// goes, falls behind or the server closes. Frames that are ready together
-// go out in one write and one flush: a burst costs one syscall, not one
-// per event, and the first event of a quiet stream still goes at once.
-func streamFrames(ctx context.Context, rc *http.ResponseController, w io.Writer, first []byte, sub *subscriber, closed <-chan struct{}) error {
-	buf := append([]byte(nil), first...)
+// startPump starts the pump of the tab streaming on stream; r3labs calls
+// it once the tab's connection is registered on that stream.
+func (h *Hub) startPump(stream string) {
+	h.mu.Lock()
+	t := h.tabs[stream]
+	h.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.started || t.ended {
+		return
+	}
+	t.started = true
+	go t.pump()
+}
+
+// watch drops the tab when the publisher drops it (it fell a whole buffer
+// behind) or the hub closes, until the request ends.
+func (t *tab) watch(ctx context.Context, cancel context.CancelFunc) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.sub.gone:
+	case <-t.hub.closed:
+	}
+	t.mu.Lock()
+	t.dropped = true
+	// A write stuck on a tab that stopped reading fails now; r3labs
+	// ignores the error, but net/http then cancels the request.
+	_ = t.rc.SetWriteDeadline(time.Now())
+	t.mu.Unlock()
+	cancel()
+}
+
+// pump publishes the snapshot, then the tab's queue, on the tab's r3labs
+// stream. Publish blocks while r3labs' small queue for the stream is full;
+// meanwhile frames pile up in the subscriber queue, and the pump sends the
+// text deltas among them merged. Only this tab waits: the publisher never
+// does.
+func (t *tab) pump() {
+	defer close(t.pumped)
+	if !t.publish(t.first) {
+		return
+	}
+	batch := make([]frame, 0, subscriberBuffer)
 	for {
-		if len(buf) > 0 {
-			if err := rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-				return nil
-			}
-			if _, err := w.Write(buf); err != nil {
-				return nil // the tab went; it reconnects if it can
-			}
-			if err := rc.Flush(); err != nil {
-				return nil
-			}
-			buf = buf[:0]
-		}
 		select {
-		case <-ctx.Done():
-			return nil
-		case <-closed:
-			return nil
-		case <-sub.gone:
-			return nil
-		case f := <-sub.frames:
-			buf = append(buf, f.data...)
+		case <-t.sub.gone:
+			return
+		case f := <-t.sub.frames:
+			batch = append(batch[:0], f)
 		}
-		for more := true; more; {
+	drain:
+		for len(batch) < subscriberBuffer {
 			select {
-			case f := <-sub.frames:
-				buf = append(buf, f.data...)
+			case f := <-t.sub.frames:
+				batch = append(batch, f)
 			default:
-				more = false
+				break drain
+			}
+		}
+		for _, f := range merge(batch) {
+			if !t.publish(f) {
+				return
 			}
 		}
 	}
+}
+
+// publish hands one frame to r3labs, after moving the write deadline: a
+// write still stuck writeTimeout after the last event fails.
+func (t *tab) publish(f frame) bool {
+	if f.ev != nil && f.data == nil {
+		data, err := json.Marshal(f.ev)
+		if err != nil {
+			t.hub.log.Error("event not encodable", "event", f.ev.Name(), "err", err)
+			return true
+		}
+		f.data = data
+	}
+	t.mu.Lock()
+	dropped := t.dropped
+	if !dropped {
+		_ = t.rc.SetWriteDeadline(time.Now().Add(t.hub.writeTimeout))
+	}
+	t.mu.Unlock()
+	if dropped {
+		return false
+	}
+	t.hub.sse.Publish(t.stream, sseEvent(f))
+	return true
 }

@@ -1,11 +1,18 @@
 package server
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"myco/server/event"
 )
@@ -74,14 +81,16 @@ func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
 		if f.id <= seq {
 			t.Fatalf("frame %d not after the snapshot's %d", f.id, seq)
 		}
-		var d event.TextDelta
-		body := string(f.data)
-		switch {
-		case strings.Contains(body, "event: message.end"):
+		switch ev := f.ev.(type) {
+		case event.MessageEnd:
 			done = true
-		case strings.Contains(body, "event: text.delta"):
-			if err := json.Unmarshal([]byte(body[strings.Index(body, "data: ")+6:]), &d); err != nil {
+		case event.TextDelta:
+			var d event.TextDelta // what the tab gets is the encoded frame
+			if err := json.Unmarshal(f.data, &d); err != nil {
 				t.Fatal(err)
+			}
+			if d != ev {
+				t.Fatalf("frame %d encodes %+v, want %+v", f.id, d, ev)
 			}
 			text += d.Text
 		}
@@ -92,5 +101,201 @@ func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
 	}
 	if text != want.String() {
 		t.Errorf("snapshot + deltas = %d bytes, want %d", len(text), want.Len())
+	}
+}
+
+// A tab that stops reading (a frozen tab, a sleeping laptop) is dropped
+// once it falls a whole buffer behind: its handler returns, its r3labs
+// stream goes and its connection closes, while the other tab of the
+// session gets every delta, in order, up to turn.end.
+func TestTabThatStopsReadingIsDroppedOthersGetEverything(t *testing.T) {
+	h := newHub(func(string) (event.Snapshot, error) { return event.Snapshot{Status: statusIdle}, nil }, slog.New(slog.DiscardHandler))
+	// Only the publisher's drop may end the frozen tab here, not the
+	// write deadline that also bounds it in production.
+	h.writeTimeout = time.Hour
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = h.serve(w, r, "s")
+	}))
+	srv.Listener = smallSendBuffer{srv.Listener, new(atomic.Bool)}
+	srv.Start()
+	defer srv.Close()
+	defer h.close() // before srv.Close, which waits for open streams
+
+	// The frozen tab reads its snapshot, then never reads again.
+	frozen, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer frozen.Close()
+	if err := frozen.(*net.TCPConn).SetReadBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(frozen, "GET / HTTP/1.1\r\nHost: myco\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := frozen.SetReadDeadline(time.Now().Add(streamTestTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(frozen)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("frozen tab: no snapshot: %v", err)
+		}
+		if line == "event: snapshot\n" {
+			break
+		}
+	}
+
+	var frozenTab *tab
+	h.mu.Lock()
+	for _, t := range h.tabs {
+		frozenTab = t // the only one so far
+	}
+	h.mu.Unlock()
+
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan sseLine, 64)
+	go readSSE(resp.Body, events)
+	next := func() sseLine {
+		t.Helper()
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the reading tab's stream ended")
+			}
+			return ev
+		case <-time.After(streamTestTimeout):
+			t.Fatal("the reading tab got nothing: the frozen tab stalls it")
+		}
+		return sseLine{}
+	}
+	if ev := next(); ev.name != "snapshot" {
+		t.Fatalf("first event %q, want snapshot", ev.name)
+	}
+
+	p := h.stream("s")
+	subs := func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.subs)
+	}
+	if n := subs(); n != 2 {
+		t.Fatalf("%d tabs subscribed, want 2", n)
+	}
+	// Batches the reading tab takes in whole before the next: it never
+	// falls behind, the frozen tab falls further behind with each.
+	pad := strings.Repeat("x", 90)
+	var want, got strings.Builder
+	h.Publish("s", event.MessageStart{Message: "m"})
+	if ev := next(); ev.name != "message.start" {
+		t.Fatalf("got %q, want message.start", ev.name)
+	}
+	for batch := 0; subs() == 2; batch++ {
+		if batch == 2000 {
+			t.Fatalf("the frozen tab is still subscribed after %d bytes", want.Len())
+		}
+		for i := range 100 {
+			text := strconv.Itoa(batch*100+i) + pad + " "
+			want.WriteString(text)
+			h.Publish("s", event.TextDelta{Message: "m", Text: text})
+		}
+		for got.Len() < want.Len() {
+			ev := next()
+			if ev.name != "text.delta" {
+				t.Fatalf("got %q mid-message", ev.name)
+			}
+			var d event.TextDelta
+			if err := json.Unmarshal([]byte(ev.data), &d); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteString(d.Text)
+		}
+	}
+	t.Logf("the frozen tab was dropped after %d bytes", want.Len())
+	h.Publish("s", event.MessageEnd{Message: "m"})
+	h.Publish("s", event.TurnEnd{})
+	for ev := next(); ev.name != "turn.end"; ev = next() {
+		if ev.name != "message.end" {
+			t.Fatalf("got %q after the last delta", ev.name)
+		}
+	}
+	if got.String() != want.String() {
+		t.Fatalf("the reading tab got %d bytes of text, want %d", got.Len(), want.Len())
+	}
+
+	// The frozen tab's handler returns, its r3labs stream removed, and its
+	// connection closes: what it had not read, then EOF.
+	select {
+	case <-frozenTab.done:
+	case <-time.After(streamTestTimeout):
+		t.Fatal("the frozen tab's handler never returned")
+	}
+	if h.sse.StreamExists(frozenTab.stream) {
+		t.Errorf("the frozen tab's r3labs stream %q is still there", frozenTab.stream)
+	}
+	if after := tabStreams(h); len(after) != 1 || after[0] == frozenTab.stream || !h.sse.StreamExists(after[0]) {
+		t.Errorf("tabs left %q, want only the reading one, with its stream", after)
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Fatalf("frozen tab's connection not closed: %v", err)
+	}
+}
+
+// streamTestTimeout only turns a hang into a failure.
+const streamTestTimeout = 30 * time.Second
+
+func tabStreams(h *Hub) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ids []string
+	for id := range h.tabs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// smallSendBuffer gives the first connection it accepts a small socket
+// send buffer, so that writes to a client that stops reading block soon.
+// Only the first: with a small buffer and delayed ACKs, a client that
+// reads gets its data in 40 ms steps.
+type smallSendBuffer struct {
+	net.Listener
+	accepted *atomic.Bool
+}
+
+func (l smallSendBuffer) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok && !l.accepted.Swap(true) {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+type sseLine struct{ name, data string }
+
+// readSSE parses an event stream into out until it ends.
+func readSSE(r io.Reader, out chan<- sseLine) {
+	defer close(out)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	var ev sseLine
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.name != "" {
+				out <- ev
+			}
+			ev = sseLine{}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			ev.data += line[6:]
+		}
 	}
 }
