@@ -2,7 +2,10 @@ package live
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"myco/session"
 )
@@ -83,5 +86,44 @@ func TestReopenKeepsQueuedMessages(t *testing.T) {
 	msgs := got.Threads[len(got.Threads)-1].Messages
 	if len(got.Queued) != 0 || len(msgs) != 2 || !msgs[0].Human || msgs[1].Content[0].Text != "second waiting" {
 		t.Errorf("queued %v, messages %+v", got.Queued, msgs)
+	}
+}
+
+// The idle release: a live session with no turn and no activity for
+// IdleClose closes, folding its journal and letting its lock go; a busy
+// or recently used one stays.
+func TestIdleSessionCloses(t *testing.T) {
+	now := time.Now()
+	e := newFileEnv(t, func(o *Options) {
+		o.Now = func() time.Time { return now }
+		o.IdleClose = time.Minute
+	})
+	s := e.newSession(t)
+	m := s.m
+	if _, err := s.appendHuman("kept", nil); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(30 * time.Second)
+	m.closeIdle()
+	if _, ok := m.Get(s.ID()); !ok {
+		t.Fatal("a session idle for less than IdleClose was closed")
+	}
+	now = now.Add(2 * time.Minute)
+	m.closeIdle()
+	if _, ok := m.Get(s.ID()); ok {
+		t.Fatal("a session idle for longer than IdleClose is still open")
+	}
+	if e.store.Holds(s.ID()) {
+		t.Error("the closed session still holds its writer lock")
+	}
+	if _, err := s.Update(func(d *session.Document) error { d.Title = "late"; return nil }); !errors.Is(err, ErrSessionClosed) {
+		t.Errorf("Update after the idle close = %v, want ErrSessionClosed", err)
+	}
+	doc, err := e.store.Load(s.ID())
+	if err != nil || doc.MessageCount() != 1 {
+		t.Fatalf("after the idle close: %v, %d messages", err, doc.MessageCount())
+	}
+	if _, err := os.Stat(filepath.Join(e.profile, "session", s.ID()+".journal")); err == nil {
+		t.Error("the journal was not folded in when the session closed")
 	}
 }

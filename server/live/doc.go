@@ -19,7 +19,8 @@
 //	retrying    a transient model failure                    the wait ends → thinking; stop → stopping
 //	tool        a tool call runs                             it needs the person → approval; the round ends →
 //	                                                         thinking, or compacting at the threshold; stop → stopping
-//	approval    a tool call waits for the person             allow or deny → tool; stop → stopping
+//	approval    a tool call waits for the person             allow → tool; deny → the round goes on (the
+//	                                                         denial is the call's outcome); stop → stopping
 //	compacting  compact (manual); a settled boundary         done: manual → release, mid-turn → thinking;
 //	            over the threshold                           stop → stopping
 //	stopping    stop                                         the turn has ended → release

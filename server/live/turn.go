@@ -52,7 +52,11 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 		}
 		// A settled boundary between tool rounds: compact if due, then ask
 		// the agent to go on from the new thread.
-		if s.autoCompact(ctx, ReasonMidLoop) {
+		compacted := s.autoCompact(ctx, ReasonMidLoop)
+		if ctx.Err() != nil { // stopped during the compaction
+			return session.StopInterrupted, total, nil
+		}
+		if compacted {
 			if err := s.appendContinue(); err != nil {
 				return session.StopError, total, err
 			}
