@@ -50,6 +50,47 @@ func TestPublisherMergesPiledUpDeltas(t *testing.T) {
 	}
 }
 
+// A pump that fell behind sends consecutive deltas of one message as one
+// event with the later id, encoded afresh (*); anything else keeps its
+// place, its id and its encoding.
+func TestMergeFoldsConsecutiveDeltasOfOneMessage(t *testing.T) {
+	d := func(id int64, msg, text string) frame {
+		return frame{id: id, ev: event.TextDelta{Message: msg, Text: text}, data: []byte("x")}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []frame
+		want []string // id:name or id:message:text
+	}{
+		{"one delta", []frame{d(1, "a", "x")}, []string{"1:a:x"}},
+		{"a run", []frame{d(1, "a", "Hel"), d(2, "a", "lo"), d(3, "a", "!")}, []string{"3:a:Hello!*"}},
+		{"another message", []frame{d(1, "a", "x"), d(2, "b", "y"), d(3, "b", "z")}, []string{"1:a:x", "3:b:yz*"}},
+		{"an event between", []frame{d(1, "a", "x"), {id: 2, ev: event.ToolStart{Tool: "bash"}}, d(3, "a", "y"), d(4, "a", "z")}, []string{"1:a:x", "2:tool.start", "4:a:yz*"}},
+		{"a heartbeat between", []frame{d(1, "a", "x"), {}, d(3, "a", "y")}, []string{"1:a:x", "0:heartbeat", "3:a:y"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range merge(tc.in) {
+				switch ev := f.ev.(type) {
+				case nil:
+					got = append(got, strconv.FormatInt(f.id, 10)+":heartbeat")
+				case event.TextDelta:
+					s := strconv.FormatInt(f.id, 10) + ":" + ev.Message + ":" + ev.Text
+					if f.data == nil {
+						s += "*"
+					}
+					got = append(got, s)
+				default:
+					got = append(got, strconv.FormatInt(f.id, 10)+":"+ev.Name())
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("merge = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // A tab that connects while a message streams gets the text so far in its
 // snapshot and then exactly the rest: no delta is lost, none is applied
 // twice, whenever it connects.
