@@ -132,8 +132,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Shutdown ends the event streams first (an open stream would otherwise
-// hold http.Server.Shutdown for its whole timeout), then the server.
+// Shutdown ends the event streams first, then the server: an open stream
+// would otherwise hold http.Server.Shutdown for its whole timeout. The hub
+// lets every tab's r3labs handler return before it closes r3labs, whose
+// Close with a client still connected leaks that client's goroutine.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.live.Close()
 	s.events.close()
