@@ -116,9 +116,6 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 // URL is the address a browser opens, without the token.
 func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
 
-// Handler is the whole HTTP surface, for tests that drive it in process.
-func (s *Server) Handler() http.Handler { return s.echo }
-
 // Serve answers requests on ln until Shutdown. It watches open sessions'
 // files for changes by other processes meanwhile.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {

@@ -299,18 +299,6 @@ func trace(t *testing.T, evs []sseEvent) []string {
 	return out
 }
 
-// statuses is the sequence of statuses in evs, a repeat dropped.
-func statuses(t *testing.T, evs []sseEvent) []string {
-	t.Helper()
-	var out []string
-	for _, s := range trace(t, evs) {
-		if v, ok := strings.CutPrefix(s, "status:"); ok {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 func wantTrace(t *testing.T, evs []sseEvent, want ...string) {
 	t.Helper()
 	if got := trace(t, evs); !slices.Equal(got, want) {

@@ -553,13 +553,6 @@ func (s *Session) setArchived(archived bool) error {
 	return s.w.Fold()
 }
 
-// Archived reports whether the session was archived while live.
-func (s *Session) Archived() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.archived
-}
-
 // keepQueued saves messages still waiting for a turn, so closing loses
 // nothing the person sent.
 func (s *Session) keepQueued() {
