@@ -1335,6 +1335,10 @@ func TestRaceSimultaneousSubmissions(t *testing.T) {
 			s := e.create(fmt.Sprintf("submit race %d", i))
 			st := e.stream(t, s.ID)
 			before := chatCalls(e.fake)
+			// The first turn's model call waits until every submission
+			// is answered: a turn that ended first would rightly let a
+			// later submission start another.
+			h := e.gate.hold(callChat)
 			codes := make([]int, n)
 			texts := make([]string, n)
 			start := make(chan struct{})
@@ -1348,6 +1352,8 @@ func TestRaceSimultaneousSubmissions(t *testing.T) {
 			}
 			close(start)
 			wg.Wait()
+			h.wait(t)
+			h.let()
 			var accepted []string
 			for k, c := range codes {
 				switch c {
