@@ -367,3 +367,44 @@ func TestRecoverAtStartup(t *testing.T) {
 	assertMissing(t, filepath.Join(dir, journalID+".journal"))
 	assertExists(t, filepath.Join(dir, heldID+".journal"))
 }
+
+// TestDeltasMergeIntoOneRecord: consecutive text of one answer is one
+// journal line (no encoding per delta), in order with the other changes.
+func TestDeltasMergeIntoOneRecord(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	if err := s.Save(newDoc(journalID, t0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	w := openWriter(t, s, journalID)
+	if err := w.StartPartial(session.Message{ID: "a", Role: "assistant"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := w.Delta("a", fmt.Sprintf("w%d ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Append(textMessage("a", "assistant", "the whole answer")); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	var text string
+	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, filepath.Join(dir, journalID+".journal")))), "\n") {
+		var r struct{ Op, Text string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, r.Op)
+		if r.Op == session.OpDelta {
+			text += r.Text
+		}
+	}
+	// One delta line, or a few if the machine paused past flushEvery.
+	got := strings.Join(ops, " ")
+	if deltas := strings.Count(got, "delta"); deltas == 0 || deltas > 10 || got != "partial"+strings.Repeat(" delta", deltas)+" message" {
+		t.Errorf("journal ops %q, want partial, a delta or a few, message", got)
+	}
+	if !strings.HasPrefix(text, "w0 w1 ") || !strings.HasSuffix(text, "w99 ") {
+		t.Errorf("delta text %q", text)
+	}
+}

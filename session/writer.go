@@ -35,11 +35,15 @@ type Writer struct {
 	dir     string
 	doc     *Document
 	journal *os.File
-	seq     int64     // the last record written
-	folded  int64     // the last record in the document on disk
-	dirty   bool      // records written since the last fsync
-	pending []byte    // buffered lines of work in progress (commitBuffered)
-	flushed time.Time // when pending was last written
+	seq     int64  // the last record written
+	folded  int64  // the last record in the document on disk
+	dirty   bool   // records written since the last fsync
+	pending []byte // buffered lines of work in progress (commitBuffered)
+	// runOp, runID and runText gather consecutive text of one answer or
+	// command (appendRun) into one record.
+	runOp, runID string
+	runText      strings.Builder
+	flushed      time.Time // when pending was last written
 	// replaced: the document was replaced whole (Replace), so a fold is
 	// due even with nothing in the journal.
 	replaced bool
@@ -149,6 +153,11 @@ func (w *Writer) commitBuffered(r *Record, buffered bool) error {
 	if w.closed {
 		return fmt.Errorf("change session %s: %w", w.id, ErrWriterClosed)
 	}
+	// The journal's order is the order of the changes: text gathered so
+	// far goes first.
+	if err := w.endRunLocked(); err != nil {
+		return err
+	}
 	r.Seq = w.seq + 1
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -186,6 +195,12 @@ const (
 // flushLocked writes the buffered lines to the journal (no fsync). w.mu
 // is held.
 func (w *Writer) flushLocked() error {
+	if w.closed {
+		return nil // finish flushed everything
+	}
+	if err := w.endRunLocked(); err != nil {
+		return err
+	}
 	w.flushed = time.Now()
 	if len(w.pending) == 0 {
 		return nil
@@ -423,10 +438,11 @@ func (w *Writer) StartPartial(m Message) error {
 	return w.record(&Record{Op: OpPartial, Message: &m}, false)
 }
 
-// Delta records text streamed into partial answer id. It is written at
-// once and synced within a second.
+// Delta records text streamed into partial answer id. Consecutive deltas
+// of one answer become one record, written within flushEvery and synced
+// within a second: a fast stream costs no encoding per delta.
 func (w *Writer) Delta(id, text string) error {
-	return w.record(&Record{Op: OpDelta, ID: id, Text: text}, false)
+	return w.appendRun(OpDelta, id, text)
 }
 
 // StartTool records that tool call id started running.
@@ -434,9 +450,44 @@ func (w *Writer) StartTool(id string) error {
 	return w.record(&Record{Op: OpTool, ID: id}, false)
 }
 
-// Output records output printed by running tool call id.
+// Output records output printed by running tool call id, gathered like
+// Delta's text.
 func (w *Writer) Output(id, text string) error {
-	return w.record(&Record{Op: OpOutput, ID: id, Text: text}, false)
+	return w.appendRun(OpOutput, id, text)
+}
+
+// appendRun adds text to the run of work in progress (OpDelta or
+// OpOutput of one id) that becomes one record when it ends: at another
+// change, a flush, or once it is large.
+func (w *Writer) appendRun(op, id, text string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("change session %s: %w", w.id, ErrWriterClosed)
+	}
+	if w.runOp != op || w.runID != id {
+		if err := w.endRunLocked(); err != nil {
+			return err
+		}
+		w.runOp, w.runID = op, id
+	}
+	w.runText.WriteString(text)
+	if w.runText.Len() >= maxPending || time.Since(w.flushed) >= flushEvery {
+		return w.flushLocked()
+	}
+	return nil
+}
+
+// endRunLocked commits the run of work in progress as one record. w.mu
+// is held.
+func (w *Writer) endRunLocked() error {
+	if w.runOp == "" {
+		return nil
+	}
+	r := &Record{Op: w.runOp, ID: w.runID, Text: w.runText.String()}
+	w.runOp, w.runID = "", ""
+	w.runText.Reset()
+	return w.commitBuffered(r, true)
 }
 
 // Fold writes the document with every record in it, atomically, and
@@ -447,13 +498,14 @@ func (w *Writer) Fold() error {
 	w.foldMu.Lock()
 	defer w.foldMu.Unlock()
 	w.mu.Lock()
-	if w.folded == w.seq && !w.replaced {
-		w.mu.Unlock()
-		return nil
-	}
+	// Text gathered so far becomes a record first, so the fold holds it.
 	if err := w.flushLocked(); err != nil {
 		w.mu.Unlock()
 		return err
+	}
+	if w.folded == w.seq && !w.replaced {
+		w.mu.Unlock()
+		return nil
 	}
 	w.replaced = false
 	snap := shallowCopy(w.doc)
