@@ -21,10 +21,11 @@ import (
 // the journal. So a saved message costs one short append whatever the size
 // of the session, and a crash loses nothing that reached the journal.
 //
-// Appends are written at once (a SIGKILL loses none of them); a durable
-// change (a whole message, a header change) is fsynced before its method
-// returns, text deltas and tool output at most a second later. No fsync
-// runs under the writer's mutex.
+// A durable change (a whole message, a thread, a header change) is
+// written and fsynced before its method returns. Work in progress
+// (streamed text, a command's output) is gathered and written within
+// flushEvery (a SIGKILL loses at most that much) and fsynced within
+// syncEvery. No fsync runs under the writer's mutex.
 type Writer struct {
 	store *Store
 	lock  *Lock
