@@ -221,6 +221,7 @@ type Summary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
 	Model     string    `json:"model"`
+	Cwd       string    `json:"cwd,omitempty"` // the new-session form offers recent ones
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Archived  bool      `json:"archived"`
@@ -232,7 +233,7 @@ type Summary struct {
 // Summarize returns the listing view of d.
 func (d *Document) Summarize() Summary {
 	return Summary{
-		ID: d.ID, Title: d.Title, Model: d.Model,
+		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
 		Messages: d.MessageCount(), Threads: len(d.Threads),
 	}

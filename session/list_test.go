@@ -55,6 +55,7 @@ func TestListOrderAndCounts(t *testing.T) {
 		sum(a, t0.Add(1*time.Hour), 2, 6),
 		{
 			ID: healthyID, Title: "Fix the flaky test", Model: "anthropic/claude-sonnet-4-5",
+			Cwd:       "/home/ana/src/project", // the header's cwd: the new-session form offers it
 			CreatedAt: time.Date(2026, 11, 29, 18, 5, 0, 123_000_000, time.UTC),
 			UpdatedAt: time.Date(2026, 11, 29, 18, 44, 10, 456_000_000, time.UTC),
 			Threads:   2, Messages: 6,
