@@ -7,7 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"syscall"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/openai/openai-go/v3"
 )
 
 // errIncomplete is a stream that ended cleanly before the provider said the
@@ -55,3 +60,117 @@ func isDecodeError(err error) bool {
 	var typ *json.UnmarshalTypeError
 	return errors.As(err, &syntax) || errors.As(err, &typ)
 }
+
+// Kinds of failure, as the document and the page name them.
+const (
+	FailAuth        = "auth"         // 401 or 403: the provider refused the key
+	FailRateLimited = "rate_limited" // 429: too many requests for now
+	FailOverloaded  = "overloaded"   // 529 or 503: the provider is busy
+	FailUnreachable = "unreachable"  // nothing answered: refused, or no such host
+	FailNoProvider  = "no_provider"  // the model's provider is not configured
+	FailProvider    = "provider"     // any other answer of the provider
+	FailOther       = "other"        // anything else (a broken stream, a turn limit)
+)
+
+// Failure is a failed call said in words a person can act on: what
+// happened, and where the fix is.
+type Failure struct {
+	Kind     string
+	Message  string
+	Status   int    // the provider's HTTP status, 0 when there was none
+	Provider string // "" when the failure did not come from a provider
+}
+
+// Explain says why err failed, for the person rather than for a log: a
+// refused key names the variable it is read from (keyEnv gives it for a
+// provider, "" when the provider sends none; nil knows none), a busy
+// provider says to wait, an unreachable one names the URL.
+func Explain(err error, keyEnv func(provider string) string) Failure {
+	if errors.Is(err, ErrNoProvider) {
+		return Failure{Kind: FailNoProvider, Message: err.Error()}
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return Failure{Kind: FailOther, Message: err.Error()}
+	}
+	f := Failure{Kind: FailProvider, Status: e.Status, Provider: e.Provider}
+	switch {
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		f.Kind, f.Message = FailAuth, refusedKey(e.Provider, keyEnv)
+	case e.Status == http.StatusTooManyRequests:
+		f.Kind, f.Message = FailRateLimited, e.Provider+" is rate-limiting requests; wait a moment and retry."
+	case e.Status == 529 || e.Status == http.StatusServiceUnavailable:
+		f.Kind, f.Message = FailOverloaded, e.Provider+" is overloaded; retry in a moment."
+	case e.Status != 0:
+		f.Message = fmt.Sprintf("%s answered %d: %s", e.Provider, e.Status, providerMessage(e))
+	default:
+		if where, reason, ok := unreachable(e.Err); ok {
+			f.Kind, f.Message = FailUnreachable, fmt.Sprintf("Could not reach %s: %s. Is the server running?", where, reason)
+		} else {
+			f.Kind, f.Message = FailOther, e.Error()
+		}
+	}
+	return f
+}
+
+// refusedKey is the message of a key the provider refused: which
+// variable held it, and the setting that names that variable.
+func refusedKey(provider string, keyEnv func(string) string) string {
+	env := ""
+	if keyEnv != nil {
+		env = keyEnv(provider)
+	}
+	if env == "" && provider == ProviderAnthropic {
+		env = defaultAnthropicKeyEnv
+	}
+	if env == "" {
+		return fmt.Sprintf("The API key was refused by %s. No key is sent: name the variable that holds it in settings (providers.%s.api_key_env).", provider, provider)
+	}
+	return fmt.Sprintf("The API key was refused by %s. It is read from %s (settings providers.%s.api_key_env).", provider, env, provider)
+}
+
+// providerMessage is the message in the provider's error body, else the
+// error as the SDK words it.
+func providerMessage(e *Error) string {
+	var a *anthropic.Error
+	if errors.As(e.Err, &a) && a.Message != "" {
+		return a.Message
+	}
+	var o *openai.Error
+	if errors.As(e.Err, &o) && o.Message != "" {
+		return o.Message
+	}
+	return e.Err.Error()
+}
+
+// unreachable reports whether err is a connection that could not be
+// opened (refused, or a name that does not resolve), with the URL it was
+// for and why in a few words.
+func unreachable(err error) (where, reason string, ok bool) {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "connection refused"
+	case errors.As(err, &dns):
+		reason = "no such host " + dns.Name
+		if !dns.IsNotFound {
+			reason = "cannot resolve " + dns.Name
+		}
+	default:
+		return "", "", false
+	}
+	where = "the provider"
+	var u *url.Error
+	if errors.As(err, &u) {
+		where = u.URL
+		if p, perr := url.Parse(u.URL); perr == nil {
+			p.RawQuery, p.Fragment, p.User = "", "", nil
+			where = p.String()
+		}
+	}
+	return where, reason, true
+}
+
+// KeyEnv names the environment variable provider's key is read from, ""
+// when it sends none.
+func (r *Registry) KeyEnv(provider string) string { return r.keyEnv[provider] }
