@@ -93,9 +93,25 @@ type Message struct {
 	// ReplacedBy, on an answer that failed or was interrupted, names the
 	// answer of the retry that replaced it: the model no longer sees it,
 	// the page shows it folded, and it is never deleted.
-	ReplacedBy string         `json:"replaced_by,omitempty"`
-	Content    []Block        `json:"content"`
-	Unknown    jsontext.Value `json:",embed"`
+	ReplacedBy string `json:"replaced_by,omitempty"`
+	// Error, on an answer that failed (stop_reason "error"), says why in
+	// words for the person. It is shown with the answer, after a reload
+	// too, and never sent to the model. A failure before any text is an
+	// answer with no content and only this.
+	Error   *MessageError  `json:"error,omitempty"`
+	Content []Block        `json:"content"`
+	Unknown jsontext.Value `json:",embed"`
+}
+
+// MessageError is why an answer failed.
+type MessageError struct {
+	// Kind is one of auth, rate_limited, overloaded, unreachable,
+	// no_provider, provider, other (llm's Fail* constants).
+	Kind     string         `json:"kind"`
+	Message  string         `json:"message"`
+	Status   int            `json:"status,omitzero"`
+	Provider string         `json:"provider,omitempty"`
+	Unknown  jsontext.Value `json:",embed"`
 }
 
 // Stop reasons myco writes besides the providers' own.

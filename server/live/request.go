@@ -68,16 +68,22 @@ func (s *Session) cwd() string {
 }
 
 // seen is what the model sees of a thread's messages: all but the answers
-// a retry replaced (kept in the document, folded on the page). It always
-// returns a new slice.
+// a retry replaced (kept in the document, folded on the page) and the
+// answers that are only an error (for the person: the model wrote none of
+// it). It always returns a new slice.
 func seen(msgs []session.Message) []session.Message {
 	out := make([]session.Message, 0, len(msgs))
 	for _, m := range msgs {
-		if m.ReplacedBy == "" {
+		if m.ReplacedBy == "" && !onlyError(m) {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// onlyError reports whether m is a failed answer with nothing but its error.
+func onlyError(m session.Message) bool {
+	return m.Error != nil && len(nonEmpty(m.Content)) == 0
 }
 
 func summaryMessage(summary string) session.Message {

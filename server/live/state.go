@@ -124,6 +124,9 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	case end.notStarted:
 	case slot.kind == slotTurn:
 		if end.err != nil && end.stop != session.StopInterrupted {
+			// Saved before the tabs hear the turn ended, so a reload at
+			// turn.end already shows it.
+			s.recordFailure(end.err)
 			s.publish(event.TurnError{Turn: slot.turn, Error: end.err.Error()})
 		}
 		s.publish(event.TurnEnd{Turn: slot.turn, StopReason: end.stop, Usage: usageOf(end.usage), SessionUsage: usageOf(sessionUsage)})

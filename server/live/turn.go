@@ -88,7 +88,8 @@ func (slot *turnSlot) nextAnswerID() string {
 // callModel streams one response, retrying transient failures (at most
 // twice, each retry shown), and saves it under msgID. A response cut by a
 // stop is saved as it was, marked interrupted; one that failed for good is
-// saved marked error when it had any text.
+// saved marked error, with why (an answer of only its error when it had no
+// text).
 func (s *Session) callModel(ctx context.Context, msgID string) (llm.Response, error) {
 	var resp llm.Response
 	err := s.withRetries(ctx, func() error {
@@ -98,6 +99,9 @@ func (s *Session) callModel(ctx context.Context, msgID string) (llm.Response, er
 	})
 	if serr := s.saveResponse(msgID, resp, err, ctx.Err() != nil); serr != nil {
 		return resp, serr
+	}
+	if err != nil && ctx.Err() == nil {
+		err = recordedError{err} // saved with the answer: release adds nothing
 	}
 	return resp, err
 }
@@ -113,7 +117,9 @@ func (s *Session) withRetries(ctx context.Context, call func() error) error {
 			return err
 		}
 		delay := s.m.opts.RetryDelays[attempt]
-		s.enter(StatusRetrying, fmt.Sprintf("retry %d of %d in %s after: %v", attempt+1, len(s.m.opts.RetryDelays), delay, err))
+		// The person's words, not the SDK's: a provider's message can be
+		// long, and the status is one line.
+		s.enter(StatusRetrying, fmt.Sprintf("retry %d of %d in %s: %s", attempt+1, len(s.m.opts.RetryDelays), delay, llm.Explain(err, s.keyEnv()).Message))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
