@@ -29,7 +29,17 @@ type MessageView struct {
 	// ReplacedBy names the answer of the retry that replaced this failed
 	// or interrupted one; the page shows this one folded.
 	ReplacedBy string
-	Blocks     []BlockView
+	// Error says why a failed answer failed, in the person's words; nil
+	// when it did not fail or the failure was not recorded (older
+	// documents).
+	Error  *ErrorView
+	Blocks []BlockView
+}
+
+// ErrorView is why an answer failed.
+type ErrorView struct {
+	Kind    string // auth, rate_limited, overloaded, unreachable, …
+	Message string
 }
 
 // BlockView is one content block. Kind says which fields are set.
@@ -101,9 +111,21 @@ func (m MessageView) StopMarker() string {
 	case session.StopInterrupted:
 		return "Interrupted: this response was stopped before it finished."
 	case session.StopError:
+		if len(m.Blocks) == 0 {
+			return "Failed: no answer came."
+		}
 		return "Failed: this response ended with an error before it finished."
 	}
 	return ""
+}
+
+// Retryable reports whether the answer failed or was interrupted and no
+// retry replaced it yet: it carries a Retry button. The page shows only
+// the one on the conversation's last message (style.css); the others are
+// history, and a retry always answers the person's last message.
+func (m MessageView) Retryable() bool {
+	return m.Role == "assistant" && m.ReplacedBy == "" &&
+		(m.StopReason == session.StopError || m.StopReason == session.StopInterrupted)
 }
 
 // ShowTime reports whether the message shows its timestamp: turns a person
@@ -118,6 +140,9 @@ func newMessageView(sessionID string, m session.Message, results map[string]*Too
 	v := MessageView{
 		ID: m.ID, Role: m.Role, Human: m.Human, At: m.At,
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
+	}
+	if m.Error != nil {
+		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message}
 	}
 	var paired []string
 	for i, b := range m.Content {
