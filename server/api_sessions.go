@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"myco/server/event"
 	"myco/server/live"
+	"myco/server/tools"
 	"myco/session"
 )
 
@@ -57,6 +60,7 @@ func filterSummaries(sums []session.Summary, q string) []session.Summary {
 type createRequest struct {
 	Title *string `json:"title"`
 	Model *string `json:"model"`
+	Cwd   *string `json:"cwd"`
 }
 
 func (s *Server) createSession(c echo.Context) error {
@@ -71,11 +75,58 @@ func (s *Server) createSession(c echo.Context) error {
 	if req.Model != nil {
 		n.Model = *req.Model
 	}
+	// The default is where myco was started, taken as it is; a folder the
+	// person names is checked, since the agent's shell and tools start there.
+	if req.Cwd != nil && strings.TrimSpace(*req.Cwd) != "" {
+		cwd, err := s.checkCwd(*req.Cwd)
+		if err != nil {
+			return err
+		}
+		n.Cwd = cwd
+	}
 	doc, err := s.opts.Sessions.Create(n)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, doc.Summarize())
+}
+
+// checkCwd turns the folder a person typed into the absolute, clean path
+// a session works in, or says why it cannot be one: it must be absolute
+// ("~/" counts, from home), an existing folder, and not denied by the
+// rules the file tools follow (settings denied_paths, the profile folder).
+func (s *Server) checkCwd(typed string) (string, error) {
+	p := strings.TrimSpace(typed)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%w: folder %s: no home folder to expand ~ in: %v", errBadInput, p, err)
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%w: folder %q is relative: give an absolute path (or one starting with ~/)", errBadInput, typed)
+	}
+	p = filepath.Clean(p)
+	home, _ := os.UserHomeDir()
+	_, err := tools.NewDenied(s.opts.Settings.DeniedPaths, home, s.opts.ProfileDir).Resolve(p)
+	if de := (*tools.DeniedError)(nil); errors.As(err, &de) {
+		via := ""
+		if de.Real != "" && de.Real != de.Path {
+			via = " (it leads to " + de.Real + ")"
+		}
+		return "", fmt.Errorf("%w: folder %s%s is denied: it is %s", errBadInput, de.Path, via, de.Rule)
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w: folder %s does not exist", errBadInput, p)
+	case err != nil:
+		return "", fmt.Errorf("%w: folder %s cannot be used: %v", errBadInput, p, err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%w: %s is a file, not a folder", errBadInput, p)
+	}
+	return p, nil
 }
 
 func (s *Server) getSession(c echo.Context) error {

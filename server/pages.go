@@ -26,7 +26,41 @@ func (s *Server) listingPage(c echo.Context, archived bool) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, web.HomePage(v))
+	return render(c, http.StatusOK, web.ListingPage(v, web.PageInfo{NoProvider: !s.opts.Models.Configured()}))
+}
+
+// newSessionForm is the form the "New session" dialog fetches as it opens.
+func (s *Server) newSessionForm(c echo.Context) error {
+	sums, err := s.opts.Sessions.List(session.ListOptions{})
+	if err != nil {
+		return err
+	}
+	v := web.NewSessionFormView{Default: s.opts.Cwd, Recent: recentFolders(sums, web.MaxRecentFolders)}
+	return render(c, http.StatusOK, web.NewSessionForm(v))
+}
+
+// recentFolders is the distinct folders of sums (newest first, as the
+// listing is), at most limit of them.
+func recentFolders(sums []session.Summary, limit int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, sum := range sums {
+		if len(out) == limit {
+			break
+		}
+		if sum.Cwd == "" || seen[sum.Cwd] {
+			continue
+		}
+		seen[sum.Cwd] = true
+		out = append(out, sum.Cwd)
+	}
+	return out
+}
+
+// providerHelpPage says how to configure a model provider: the help the
+// pages link to from their one line, so it never covers a conversation.
+func (s *Server) providerHelpPage(c echo.Context) error {
+	return render(c, http.StatusOK, web.ProviderHelpPage(s.opts.Models.Help(), s.opts.Models.Configured(), s.opts.Profile))
 }
 
 // sessionRowsPartial is the list the search box and "Load more" fetch.

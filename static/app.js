@@ -10,11 +10,12 @@
 // HTML fragments come from the server, already sanitized, and are parsed
 // through a <template>; text that arrives as JSON only ever goes in through
 // textContent. The chat of a session page (composer, live turn) is in
-// chat.js.
+// chat.js; the new-session dialog in newsession.js.
 
 import { initChat } from './chat.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
+import { initNewSession, openNewSession } from './newsession.js';
 
 const body = document.body;
 
@@ -416,6 +417,7 @@ const clickActions = {
   archive: (el) => archiveOrRestore(el, 'archive'),
   restore: (el) => archiveOrRestore(el, 'restore'),
   'load-earlier': loadEarlier,
+  'new-session': openNewSession,
 };
 
 function onClick(e) {
@@ -430,6 +432,7 @@ function onClick(e) {
 document.addEventListener('click', onClick);
 document.addEventListener('keydown', onKey);
 initTimes();
+initNewSession();
 initSearch();
 initThreads();
 initStream();
