@@ -257,6 +257,8 @@ function setStatus(status, detail) {
     chip.dataset.status = status;
     const label = statusLabels[status] || status;
     chip.textContent = detail ? `${label} · ${detail}` : label;
+    // The chip stays one line (style.css cuts it); the whole is a hover away.
+    chip.title = detail ? chip.textContent : '';
   }
   setWritable(status !== 'archived' && status !== 'locked', status);
 }
@@ -575,6 +577,13 @@ function onTurnEnd(d) {
 
 function onTurnError(d) {
   endTurn();
+  // A failed turn's error is saved with its answer, which came just
+  // before (message.end) and shows it, after a reload too: no second line.
+  const last = [...(box()?.querySelectorAll(':scope > [data-testid="message"]') || [])].pop();
+  if (d?.turn && last?.querySelector('[data-testid="message-error"]')) {
+    keepBottom();
+    return;
+  }
   const line = turnLine('turn-error', 'turn-error', d?.turn);
   line.setAttribute('role', 'alert');
   const msg = typeof d?.error === 'string' && d.error ? d.error : 'unknown error';
@@ -1590,11 +1599,27 @@ function initComposer(root) {
   document.addEventListener('keydown', onEscape);
 }
 
+// retryAnswer asks for the last failed or interrupted answer again; the
+// answer it replaces comes back folded (message.end) and the new one
+// streams in as any turn does.
+async function retryAnswer(e) {
+  const b = e.target.closest('[data-action="retry"]');
+  if (!b || !urls.retry) return;
+  b.disabled = true;
+  try {
+    await api('POST', urls.retry);
+  } catch (err) {
+    b.disabled = false;
+    showError(`Could not retry: ${err.message}`);
+  }
+}
+
 // initChat wires the session page's chat; app.js calls it after opening
 // the page's stream.
 export function initChat() {
   if (body.dataset.page !== 'session') return;
   document.addEventListener('click', toggleDiff);
+  document.addEventListener('click', retryAnswer);
   setRunning(false);
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);
