@@ -30,7 +30,7 @@ test('retry after a failed turn shows the message once, the earlier answer folde
   // after half its text; the person's /retry is the fourth and succeeds.
   const asked = 'Tell me about the parser [[text:20]] [[fault:cutx3]]';
   await send(page, asked);
-  await expect(page.getByTestId('turn-error')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('message-error')).toBeVisible({ timeout: 30_000 });
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
   const failedAnswer = async () => messages(await myco.doc(id)).find((m) => m.role === 'assistant' && m.stop_reason === 'error');
   await expect.poll(async () => textOf((await failedAnswer()) ?? {})).toMatch(/^alpha bravo/);
