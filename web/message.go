@@ -112,6 +112,9 @@ func (m MessageView) StopMarker() string {
 		return "Interrupted: this response was stopped before it finished."
 	case session.StopError:
 		if len(m.Blocks) == 0 {
+			if m.Error != nil {
+				return "" // the error card says it, in words to act on
+			}
 			return "Failed: no answer came."
 		}
 		return "Failed: this response ended with an error before it finished."

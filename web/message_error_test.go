@@ -30,7 +30,7 @@ func TestFailedAnswerShowsErrorAndRetry(t *testing.T) {
 		wantStop  string
 		wantRetry bool
 	}{
-		{name: "failed before any text", in: errorOnly, wantError: refused, wantKind: "auth", wantStop: "Failed: no answer came.", wantRetry: true},
+		{name: "failed before any text", in: errorOnly, wantError: refused, wantKind: "auth", wantStop: "", wantRetry: true}, // the card says it
 		{name: "failed with text", in: withText, wantError: "anthropic is overloaded; retry in a moment.", wantKind: "overloaded",
 			wantStop: "Failed: this response ended with an error before it finished.", wantRetry: true},
 		{name: "interrupted", in: stopped, wantStop: "Interrupted: this response was stopped before it finished.", wantRetry: true},
