@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,11 +53,14 @@ const sidecarTail = 64 << 10
 // at most limit hits (DefaultSearchLimit when limit <= 0). An empty query
 // matches nothing. Damaged documents are skipped and never touched.
 //
-// It is a plain scan through Load: fine for a profile of a few thousand
-// sessions. An index kept beside the documents (updated on Save) is the next
-// step when that is too slow. Image bytes are never read: no blob is opened,
-// and a legacy inline image's base64, which Load keeps as a string, is not
-// searched.
+// It is a scan, not an index: each document's raw bytes and its journal
+// are read and lowercased by two goroutines, and only those that hold
+// every word (or may, through JSON escapes: see mayMatch) are decoded
+// through Load, so what Load sees (the journal applied) is what is
+// searched. Most documents hold a rare word nowhere, and skipping their
+// decoding is what makes it fast (docs/PERFORMANCE.md, "Search"). Image
+// bytes are never read: no blob is opened, and a legacy inline image's
+// base64, which Load keeps as a string, is not searched.
 func (s *Store) Search(q string, limit int) ([]Hit, error) {
 	m := newMatcher(q)
 	if m == nil {
@@ -68,20 +74,119 @@ func (s *Store) Search(q string, limit int) ([]Hit, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	var hits []Hit
-	for _, sum := range sums {
-		doc, err := s.Load(sum.ID)
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
-			continue // moved away or damaged since the listing
-		}
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		hits = s.searchSession(hits, doc, m)
-		if len(hits) >= limit {
-			return hits[:limit], nil
+	for start := 0; start < len(sums); start += searchBatch {
+		batch := sums[start:min(start+searchBatch, len(sums))]
+		for i, may := range s.prefilter(batch, m) {
+			sum := batch[i]
+			if !may {
+				// No message, title or scratchpad can match: only the
+				// sidecars, which are not in the document, can.
+				hits = s.searchSidecars(hits, sum.ID, sum.Title, m)
+			} else {
+				doc, err := s.Load(sum.ID)
+				if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+					continue // moved away or damaged since the listing
+				}
+				if err != nil {
+					return nil, fmt.Errorf("search: %w", err)
+				}
+				hits = s.searchSession(hits, doc, m)
+			}
+			if len(hits) >= limit {
+				return hits[:limit], nil
+			}
 		}
 	}
 	return hits, nil
+}
+
+// searchBatch is how many sessions the prefilter looks at before the hits
+// are collected in order: enough to keep both workers busy, few enough not
+// to read far past the limit.
+const searchBatch = 64
+
+// searchWorkers is how many goroutines read and prefilter documents: the
+// scan is bound by lowercasing bytes, and the target machine has 2 cores.
+const searchWorkers = 2
+
+// prefilter reports, for each session of batch, whether its document and
+// journal may hold every word of m once decoded. Sessions that cannot be
+// read raw report true: Load then says what is wrong with them.
+func (s *Store) prefilter(batch []Summary, m *matcher) []bool {
+	may := make([]bool, len(batch))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(searchWorkers, len(batch)) {
+		wg.Go(func() {
+			var buf []byte
+			for i := range next {
+				var raw []byte
+				raw, buf = s.readRaw(batch[i].ID, buf[:0])
+				may[i] = raw == nil || m.mayMatch(raw)
+			}
+		})
+	}
+	for i := range batch {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return may
+}
+
+// readRaw appends the lowercased bytes (lowerSameLen) of session id's
+// document, a newline, and its journal to buf. It returns nil when they
+// cannot be read, or when the document was replaced while they were read
+// (a fold moves records from the journal into the document: the two could
+// miss them both).
+func (s *Store) readRaw(id string, buf []byte) (raw, grown []byte) {
+	dir, _, err := s.locate(id)
+	if err != nil {
+		return nil, buf
+	}
+	path := filepath.Join(dir, id+".json")
+	before, err := os.Stat(path)
+	if err != nil {
+		return nil, buf
+	}
+	buf, err = appendFile(buf, path)
+	if err != nil {
+		return nil, buf
+	}
+	buf = append(buf, '\n')
+	if buf, err = appendFile(buf, journalPath(dir, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, buf
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		return nil, buf
+	}
+	lowerInPlace(buf)
+	return buf, buf
+}
+
+// appendFile appends the bytes of the file at path to buf.
+func appendFile(buf []byte, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil {
+		buf = slices.Grow(buf, int(info.Size())+1)
+	}
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4096)
+		}
+	}
 }
 
 // searchOrder lists every readable session, active and archived, newest
@@ -126,8 +231,15 @@ func (s *Store) searchSession(hits []Hit, doc *Document, m *matcher) []Hit {
 			add(HitMessage, messageText(msgs[mi]), ti, msgs[mi].ID)
 		}
 	}
+	return s.searchSidecars(hits, doc.ID, doc.Title, m)
+}
+
+// searchSidecars appends the hits in the tails of session id's sidecars.
+func (s *Store) searchSidecars(hits []Hit, id, title string, m *matcher) []Hit {
 	for _, kind := range []string{SidecarReadline, SidecarConsole} {
-		add(kind, s.sidecarTail(doc.ID, kind), 0, "")
+		if ex, ok := m.match(s.sidecarTail(id, kind)); ok {
+			hits = append(hits, Hit{Session: id, Title: title, Kind: kind, Excerpt: ex})
+		}
 	}
 	return hits
 }
@@ -258,15 +370,88 @@ func readTail(path string, n int64) (string, error) {
 }
 
 // matcher finds all of a query's words in a text, ignoring case.
-type matcher struct{ words []string }
+type matcher struct {
+	words [][]byte
+	// escapable is set when a word holds a character that JSON writes as
+	// an escape (a quote, a backslash, a slash, a control or line
+	// separator character, or <, >, & for HTML-safe encoders): its raw
+	// bytes say nothing about such a word.
+	escapable bool
+	// ascii is set when every word is ASCII; then only \u escapes of
+	// runes in asciiRunes can hide part of a word in raw JSON.
+	ascii      bool
+	asciiRunes [utf8.RuneSelf]bool
+}
 
 // newMatcher returns nil for a query without words.
 func newMatcher(q string) *matcher {
-	words := strings.Fields(lowerSameLen(q))
-	if len(words) == 0 {
+	m := &matcher{ascii: true}
+	for _, w := range strings.Fields(lowerSameLen(q)) {
+		m.words = append(m.words, []byte(w))
+		for _, r := range w {
+			switch {
+			case r < 0x20 || r == 0x7f || strings.ContainsRune("\"\\/<>&\u2028\u2029", r):
+				m.escapable = true
+			case r >= utf8.RuneSelf:
+				m.ascii = false
+			default:
+				m.asciiRunes[r] = true
+			}
+		}
+	}
+	if len(m.words) == 0 {
 		return nil
 	}
-	return &matcher{words: words}
+	return m
+}
+
+// mayMatch reports whether raw, the lowercased (lowerSameLen) bytes of
+// JSON documents, may hold every word of m in its decoded strings. It must
+// never say no to a real match, and says yes when unsure: a decoded
+// character is either the same bytes in raw or an escape; lowercasing
+// rune by rune commutes with decoding for the bytes that are not escapes,
+// and never turns a non-ASCII rune into an ASCII one. So a word no escape
+// can produce part of is in the decoded text only if it is in raw.
+func (m *matcher) mayMatch(raw []byte) bool {
+	if m.escapable {
+		return true
+	}
+	for _, w := range m.words {
+		if !bytes.Contains(raw, w) {
+			return m.escapesMayHide(raw)
+		}
+	}
+	return true
+}
+
+// escapesMayHide reports whether a \u escape in raw may decode to a
+// character of a word: any escape for a word that is not ASCII (a
+// surrogate pair, or a rune whose case changes, could make one), only
+// escapes of the ASCII characters of the words otherwise. A control
+// character written \u001b, the usual one in terminal output, hides
+// nothing. A \u after an escaped backslash is taken for an escape too:
+// a false alarm only costs a decode.
+func (m *matcher) escapesMayHide(raw []byte) bool {
+	if !m.ascii {
+		return bytes.Contains(raw, []byte(`\u`))
+	}
+	for {
+		i := bytes.Index(raw, []byte(`\u`))
+		if i < 0 {
+			return false
+		}
+		raw = raw[i+2:]
+		if len(raw) < 4 {
+			return true
+		}
+		v, err := strconv.ParseUint(string(raw[:4]), 16, 16)
+		if err != nil {
+			continue // not an escape (raw is lowercased, so no \U either)
+		}
+		if v < utf8.RuneSelf && m.asciiRunes[unicode.ToLower(rune(v))] {
+			return true
+		}
+	}
 }
 
 // match reports whether text holds every word, with a one-line excerpt
@@ -278,7 +463,7 @@ func (m *matcher) match(text string) (string, bool) {
 	lower := lowerSameLen(text)
 	first := len(text)
 	for _, w := range m.words {
-		i := strings.Index(lower, w)
+		i := strings.Index(lower, string(w))
 		if i < 0 {
 			return "", false
 		}
@@ -292,6 +477,12 @@ func (m *matcher) match(text string) (string, bool) {
 // index into the result is an index into s.
 func lowerSameLen(s string) string {
 	b := []byte(s)
+	lowerInPlace(b)
+	return string(b)
+}
+
+// lowerInPlace is lowerSameLen over b, in place.
+func lowerInPlace(b []byte) {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
@@ -307,7 +498,6 @@ func lowerSameLen(s string) string {
 		}
 		i += size
 	}
-	return string(b)
 }
 
 // Excerpt width: about 160 characters, a third of them before the match.

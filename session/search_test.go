@@ -283,3 +283,44 @@ func TestSearchSkipsDamaged(t *testing.T) {
 		t.Error("the damaged document changed")
 	}
 }
+
+// TestSearchPrefilter: the prefilter skips decoding but finds what only
+// the journal holds, and a word in one message and another word in the next
+// is no message hit.
+func TestSearchPrefilter(t *testing.T) {
+	s, _ := openStore(t, session.Options{})
+	doc, err := s.Create(session.NewSession{Title: "Prefilter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := openWriter(t, s, doc.ID)
+	for _, m := range []session.Message{
+		searchText("p1", "user", "the quokka is in the journal only"),
+		searchText("p2", "assistant", "and the WOMBAT in the next message"),
+	} {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string // message IDs
+	}{
+		{"Quokka", []string{"p1"}},
+		{"wombat", []string{"p2"}},
+		{"quokka wombat", nil},
+		{"zanzibar", nil},
+	} {
+		hits, err := s.Search(tt.query, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Message)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q) messages (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"testing"
+
+	"github.com/go-json-experiment/json"
+)
+
+// TestMayMatch: the prefilter never says no when the decoded strings hold
+// the words, whatever the case and the escapes, and says no when they
+// cannot.
+func TestMayMatch(t *testing.T) {
+	enc := func(s string) string { // as the encoder writes it
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name, query, raw string
+		want             bool
+	}{
+		{"absent", "zanzibar", enc("the deploy script broke"), false},
+		{"present", "deploy", enc("the deploy script broke"), true},
+		{"case", "DePloy", enc("The DEPLOY script"), true},
+		{"all words needed", "deploy zanzibar", enc("the deploy script"), false},
+		{"words anywhere in the document", "deploy broke", `{"a":"deploy","b":"broke"}`, true},
+		{"non-ASCII", "café", enc("un CAFÉ noir"), true},
+		{"non-ASCII absent", "café", enc("un thé"), false},
+		{"ASCII escape of a word's letter", "deploy", `"d\u0065ploy"`, true},
+		{"ASCII escape in upper case", "deploy", `"D\u0045PLOY"`, true},
+		{"escape of another letter", "deploy", `"\u007a deplo"`, false},
+		{"control escapes hide nothing", "deploy", enc("\x1b[31mdeplo\x1b[0m"), false},
+		{"non-ASCII word and an escape", "café", `"caf\u00e9"`, true},
+		{"non-ASCII word and a surrogate pair", "😀x", `"\ud83d\ude00x"`, true},
+		{"word with a quote", `say"hi`, enc(`say"hi`), true},
+		{"word with a backslash", `c:\temp`, enc(`c:\temp`), true},
+		{"word with a slash", "a/b", `"a\/b"`, true},
+		{"word with <", "<b>", `"\u003cb\u003e"`, true},
+		{"escaped backslash then u", "deploy", `"\\u0064eploy"`, true}, // a false alarm: costs a decode
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMatcher(tt.query)
+			raw := []byte(tt.raw)
+			lowerInPlace(raw)
+			if got := m.mayMatch(raw); got != tt.want {
+				t.Errorf("mayMatch(%q, %s) = %v, want %v", tt.query, tt.raw, got, tt.want)
+			}
+			// The prefilter must agree with decoding: a match after
+			// decoding is never filtered out.
+			var s string
+			if json.Unmarshal([]byte(tt.raw), &s) == nil {
+				if _, ok := m.match(s); ok && !m.mayMatch(raw) {
+					t.Errorf("decoded %q matches, but the prefilter skips it", s)
+				}
+			}
+		})
+	}
+}
