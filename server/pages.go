@@ -72,6 +72,18 @@ func (s *Server) sessionRowsPartial(c echo.Context) error {
 	return render(c, http.StatusOK, web.SessionRows(v))
 }
 
+// searchPartial is what the search box finds in the text of sessions,
+// below the rows that match by title, model or ID. An empty query finds
+// nothing, and renders nothing.
+func (s *Server) searchPartial(c echo.Context) error {
+	q := c.QueryParam("q")
+	hits, err := s.opts.Sessions.Search(q, session.DefaultSearchLimit)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.SearchHits(web.SearchView{Query: q, Hits: hits}))
+}
+
 // homeView lists one page of sessions. Listing is cached per file, so the
 // cost of a page is the filter over summaries plus rendering 100 rows,
 // whatever the size of the profile.

@@ -21,6 +21,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/", s.homePage)
 	e.GET("/archived", s.archivedPage)
 	e.GET("/partials/sessions", s.sessionRowsPartial)
+	e.GET("/partials/search", s.searchPartial)
 	e.GET("/partials/new-session", s.newSessionForm)
 	e.GET("/help/providers", s.providerHelpPage)
 	e.GET("/s/:id", s.sessionPage)

@@ -529,3 +529,30 @@ func excerpt(text string, at int) string {
 	}
 	return line
 }
+
+// Marks returns the byte ranges of text where the words of query q occur,
+// matched as Search matches them (case-insensitively), in order and not
+// overlapping: what a page highlights in a hit's excerpt.
+func Marks(text, q string) [][2]int {
+	m := newMatcher(q)
+	if m == nil {
+		return nil
+	}
+	lower := lowerSameLen(text)
+	var spans [][2]int
+	for i := 0; i < len(lower); {
+		best := [2]int{-1, -1}
+		for _, w := range m.words {
+			j := strings.Index(lower[i:], string(w))
+			if j >= 0 && (best[0] < 0 || i+j < best[0] || i+j == best[0] && i+j+len(w) > best[1]) {
+				best = [2]int{i + j, i + j + len(w)}
+			}
+		}
+		if best[0] < 0 {
+			break
+		}
+		spans = append(spans, best)
+		i = best[1]
+	}
+	return spans
+}

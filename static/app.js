@@ -16,6 +16,7 @@ import { initChat } from './chat.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
+import './highlight.js';
 
 const body = document.body;
 
@@ -189,13 +190,31 @@ async function search(input) {
   if (q) url.searchParams.set('q', q);
   list.setAttribute('aria-busy', 'true');
   try {
+    // Title, model and ID matches first, then what was said: the text
+    // search reads every document, so its answer comes second.
+    const hits = searchHits(q, ctl.signal);
     list.replaceChildren(await fetchFragment(url, ctl.signal));
     rememberQuery(q);
+    await hits;
   } catch (err) {
     if (!isAbort(err)) showError(`Search failed: ${err.message}`);
   } finally {
     endListRequest(ctl, list);
   }
+}
+
+// searchHits fills the text hits below the rows, or empties them for an
+// empty query; a newer search's abort leaves them to that search.
+async function searchHits(q, signal) {
+  const box = document.getElementById('text-hits');
+  if (!box) return;
+  if (!q) {
+    box.replaceChildren();
+    return;
+  }
+  const url = new URL(box.dataset.partialUrl, location.href);
+  url.searchParams.set('q', q);
+  box.replaceChildren(await fetchFragment(url, signal));
 }
 
 // rememberQuery keeps the filter in the address, so reloading or going back
@@ -213,6 +232,7 @@ const searchDelay = 150;
 function initSearch() {
   const input = searchInput();
   if (!input) return;
+  if (input.value.trim()) searchHits(input.value.trim()).catch(() => {}); // a reload with ?q=
   let timer = 0;
   input.addEventListener('input', () => {
     clearTimeout(timer);
