@@ -196,6 +196,11 @@ func (s *Server) patchSession(c echo.Context) error {
 	if req.Title != nil {
 		s.events.Publish(sum.ID, event.Title{Title: sum.Title})
 	}
+	if _, live := s.live.Get(sum.ID); !live {
+		// A live session told its tabs in Update; the file is the record
+		// otherwise.
+		s.publishStoredPanel(sum.ID)
+	}
 	return c.JSON(http.StatusOK, sum)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"myco/server/event"
+	"myco/web"
 )
 
 // told is what the tabs of each session were last told, so that a change
@@ -18,6 +19,9 @@ type told struct {
 type watched struct {
 	title  string
 	status string
+	// updated is the file's last activity when it was last looked at
+	// (zero until the first look); a change means the panel is news.
+	updated time.Time
 }
 
 func (t *told) set(id string, w watched) {
@@ -73,7 +77,15 @@ func (s *Server) checkChanged(id string) {
 	if err != nil {
 		return
 	}
-	now := watched{title: sum.Title, status: last.status}
+	now := watched{title: sum.Title, status: last.status, updated: sum.UpdatedAt}
+	if !sum.UpdatedAt.Equal(last.updated) {
+		s.told.set(id, now)
+		if !last.updated.IsZero() {
+			// Links, scratchpad or counts changed elsewhere (the CLI,
+			// another server): the panel is rendered from the file.
+			s.publishStoredPanel(id)
+		}
+	}
 	if archived := sum.Archived; archived != (last.status == statusArchived) {
 		// Every tab hears the new status; snapshots are for connecting tabs.
 		now.status = statusIdle
@@ -90,4 +102,21 @@ func (s *Server) checkChanged(id string) {
 		s.told.set(id, now)
 		s.events.Publish(id, event.Title{Title: now.title})
 	}
+}
+
+// publishStoredPanel tells the tabs of a session that is not live here of
+// its side panel as the file has it. Another process may hold it: then
+// the panel is read-only, as the page is.
+func (s *Server) publishStoredPanel(id string) {
+	doc, err := s.opts.Sessions.Load(id)
+	if err != nil {
+		return
+	}
+	_, locked := s.lockedElsewhere(id)
+	html, err := web.RenderPanel(doc, locked)
+	if err != nil {
+		s.log.Warn("render panel failed", "session", id, "err", err)
+		return
+	}
+	s.events.Publish(id, event.Panel{HTML: html})
 }

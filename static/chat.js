@@ -16,6 +16,7 @@
 
 import { stream, fragment, showError, setTitle } from './app.js';
 import { EV } from './events.js';
+import { initPanel } from './panel.js';
 
 const body = document.body;
 
@@ -1626,5 +1627,6 @@ export function initChat() {
   renderSessionUsage();
   initScroll();
   if (stream) listen(stream);
+  initPanel(stream, renderSessionUsage);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

@@ -66,6 +66,11 @@ function renderGauge(c) {
     meter.high = meter.max * 0.9;
     meter.optimum = 0;
   }
+  // Amber from 70% of the threshold, red from 90%: the classes the page
+  // renders too (web ContextInfo.Level).
+  const share = c.threshold ? (c.used || 0) / c.threshold : 0;
+  gauge.classList.toggle('context-full', share >= 0.9);
+  gauge.classList.toggle('context-warn', share >= 0.7 && share < 0.9);
   gauge.dataset.used = String(c.used || 0);
   gauge.dataset.threshold = String(c.threshold || 0);
   gauge.dataset.auto = c.auto ? 'on' : 'off';

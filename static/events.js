@@ -20,4 +20,5 @@ export const EV = Object.freeze({
   compactionStart: 'compaction.start',
   compactionEnd: 'compaction.end',
   threadNew: 'thread.new',
+  panel: 'panel',
 });

@@ -1,7 +1,11 @@
 package web
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -78,6 +82,65 @@ type SessionView struct {
 	Latest  ThreadView
 }
 
+// PanelView is what the side panel shows that can change while the page is
+// open: the page renders it, and the panel event carries the same
+// rendering after every change.
+type PanelView struct {
+	ID           string
+	Model        string
+	Cwd          string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	MessageCount int
+	Threads      int
+	Parent       *ParentView
+	Usage        UsageView
+	Links        []LinkView
+	Scratchpad   string
+	// Editable: links and the scratchpad can be changed in the panel.
+	Editable bool
+	// PatchURL is where the panel's edits are sent.
+	PatchURL string
+}
+
+// Panel is the side panel of the page.
+func (v SessionView) Panel() PanelView {
+	return PanelView{
+		ID: v.ID, Model: v.Model, Cwd: v.Cwd, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
+		MessageCount: v.MessageCount, Threads: len(v.Earlier) + 1, Parent: v.Parent,
+		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad,
+		Editable: !v.ReadOnly(), PatchURL: sessionAPIURL(v.ID),
+	}
+}
+
+// NewPanelView is the side panel of doc, without the cost of the page's
+// message rendering. readOnly is set when this process may not change the
+// session.
+func NewPanelView(doc *session.Document, readOnly bool) PanelView {
+	p := PanelView{
+		ID: doc.ID, Model: doc.Model, Cwd: doc.Cwd, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt,
+		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
+		Usage: sessionUsage(doc), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad,
+		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
+	}
+	if doc.Parent != nil {
+		p.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}
+	}
+	return p
+}
+
+// RenderPanel is the panel event's HTML for doc.
+func RenderPanel(doc *session.Document, readOnly bool) (string, error) {
+	var b strings.Builder
+	if err := Panel(NewPanelView(doc, readOnly)).Render(context.Background(), &b); err != nil {
+		return "", fmt.Errorf("render panel: %w", err)
+	}
+	return b.String(), nil
+}
+
+// sessionAPIURL is the session's resource, which PATCH changes.
+func sessionAPIURL(id string) string { return "/api/sessions/" + url.PathEscape(id) }
+
 // ParentView is the session a fork was made from.
 type ParentView struct {
 	SessionID string
@@ -91,6 +154,9 @@ func (p ParentView) URL() string { return SessionURL(p.SessionID) }
 type LinkView struct {
 	URL   string
 	Title string // the URL when the link has no title
+	// RawTitle is the title as stored (maybe empty), kept on the page so
+	// an edit of the list sends the other links back unchanged.
+	RawTitle string
 	// Inert is set for a URL that would run script or carry its own content
 	// (javascript:, data:): the panel shows it as text, not as a link.
 	Inert bool
@@ -173,7 +239,7 @@ func linkViews(links []session.Link) []LinkView {
 			title = l.URL
 		}
 		inert := templ.URL(l.URL) == templ.FailedSanitizationURL
-		out = append(out, LinkView{URL: l.URL, Title: title, Inert: inert})
+		out = append(out, LinkView{URL: l.URL, Title: title, RawTitle: l.Title, Inert: inert})
 	}
 	return out
 }
@@ -267,19 +333,59 @@ func renderSummary(threads []session.Thread, owner int) string {
 	return RenderMarkdown(threads[owner].Summary)
 }
 
-// contextInfo fills in the context the latest thread used, as its last
-// response reported it (prompt, cached or not, plus answer).
+// contextInfo fills in the context the latest thread used, as the last
+// response of its own messages reported it (prompt, cached or not, plus
+// answer). Messages carried into it by compaction report the old thread's
+// context, so right after a compaction the figure is an estimate of the
+// summary and the carried messages: not 0, which would say the agent
+// starts from nothing.
 func contextInfo(doc *session.Document, limits ContextInfo) ContextInfo {
 	limits.Used = 0
 	if len(doc.Threads) == 0 {
 		return limits
 	}
-	msgs := doc.Threads[len(doc.Threads)-1].Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if u := msgs[i].Usage; u != nil {
+	t := doc.Threads[len(doc.Threads)-1]
+	own := t.Messages[min(t.Carried, len(t.Messages)):]
+	for i := len(own) - 1; i >= 0; i-- {
+		if u := own[i].Usage; u != nil {
 			limits.Used = u.Context()
-			break
+			return limits
 		}
 	}
+	if t.CompactedFrom != nil || t.Summary != "" {
+		limits.Used = estimateThread(t)
+	}
 	return limits
+}
+
+// estimateThread guesses a thread's size at four characters a token, as
+// the live session estimates it (server/live/compact.go); images count
+// 1,500 each.
+func estimateThread(t session.Thread) int {
+	n := len(t.Summary) / 4
+	for _, m := range t.Messages {
+		n += 4
+		for _, b := range m.Content {
+			if b.Type == session.BlockImage {
+				n += 1500
+				continue
+			}
+			n += (len(b.Text) + len(b.Input) + len(b.Content)) / 4
+		}
+	}
+	return n
+}
+
+// Level is the gauge's colour: "warn" from 70% of the threshold, "full"
+// from 90%, else "" (static/compaction.js sets the same classes live).
+func (c ContextInfo) Level() string {
+	switch {
+	case c.Threshold <= 0:
+		return ""
+	case c.Used*10 >= c.Threshold*9:
+		return "full"
+	case c.Used*10 >= c.Threshold*7:
+		return "warn"
+	}
+	return ""
 }

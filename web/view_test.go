@@ -465,7 +465,7 @@ func TestNewSessionViewHeader(t *testing.T) {
 	if v.Title != "Untitled" {
 		t.Errorf("Title = %q, want Untitled", v.Title)
 	}
-	wantLinks := []web.LinkView{{URL: "https://a.example", Title: "A"}, {URL: "https://b.example", Title: "https://b.example"}}
+	wantLinks := []web.LinkView{{URL: "https://a.example", Title: "A", RawTitle: "A"}, {URL: "https://b.example", Title: "https://b.example"}}
 	if diff := cmp.Diff(wantLinks, v.Links); diff != "" {
 		t.Errorf("links (-want +got):\n%s", diff)
 	}

@@ -23,6 +23,7 @@ var all = []Event{
 	MessageStart{}, TextDelta{}, MessageEnd{}, MessageDiscard{},
 	ToolStart{}, ToolApproval{}, ToolEnd{},
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
+	Panel{},
 }
 
 // Names lists the wire name of every event, in a stable order.
@@ -204,6 +205,13 @@ type ThreadNew struct {
 	Thread int `json:"thread"`
 }
 
+// Panel is the session's side panel after a change to what it shows
+// (links, scratchpad, counts, last activity, tokens), rendered as the page
+// renders it: parts marked data-panel-part, which the tab swaps in.
+type Panel struct {
+	HTML string `json:"html"`
+}
+
 func (Snapshot) Name() string        { return "snapshot" }
 func (Status) Name() string          { return "status" }
 func (Title) Name() string           { return "title" }
@@ -222,3 +230,4 @@ func (ToolEnd) Name() string         { return "tool.end" }
 func (CompactionStart) Name() string { return "compaction.start" }
 func (CompactionEnd) Name() string   { return "compaction.end" }
 func (ThreadNew) Name() string       { return "thread.new" }
+func (Panel) Name() string           { return "panel" }

@@ -87,6 +87,8 @@ func (s *Session) autoCompact(ctx context.Context, reason string) bool {
 	}
 	if est := s.estimateContext(); est >= threshold {
 		s.turnAutoOff(fmt.Sprintf("the last compaction left about %d tokens, over the threshold of %d", est, threshold))
+	} else {
+		s.publishContext() // the new thread's estimate (a manual one's release tells it)
 	}
 	return true
 }
@@ -127,7 +129,9 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 		return err
 	}
 	s.mu.Lock()
-	s.contextUsed = 0 // unknown until the next call reports it
+	// Unknown until the next call reports it; meanwhile the gauge shows
+	// the new thread's estimate (contextView), never 0.
+	s.contextUsed = 0
 	s.mu.Unlock()
 	s.publish(event.ThreadNew{Thread: idx + 1})
 	s.publish(event.CompactionEnd{Thread: idx + 1, OK: true, Summary: next.Summary, Carried: next.Carried})

@@ -11,7 +11,13 @@ type ContextView = event.Context
 
 // contextView is the gauge's state; s.mu is held.
 func (s *Session) contextView() ContextView {
-	v := ContextView{Used: s.contextUsed, OffReason: s.autoOff}
+	used := s.contextUsed
+	if used == 0 {
+		// Nothing reported since this process opened the session or since
+		// a compaction: the gauge shows the document's own figure, not 0.
+		used = s.documentContext()
+	}
+	v := ContextView{Used: used, OffReason: s.autoOff}
 	if s.m.opts.Limits != nil {
 		l := s.m.opts.Limits(s.model())
 		v.Threshold, v.Window = l.CompactAt, l.ContextWindow
@@ -21,6 +27,33 @@ func (s *Session) contextView() ContextView {
 		v.OffReason = "auto_compact_at is 0 for this model"
 	}
 	return v
+}
+
+// documentContext is the context of the latest thread as the document
+// tells it: what the last response of the thread's own messages (not the
+// ones carried into it, whose figures are the old thread's) reported, else
+// an estimate of what the next call will send, when there is anything to
+// send. Only the writer's view is taken, so s.mu may be held.
+func (s *Session) documentContext() int {
+	used, estimate := 0, false
+	s.w.View(func(d *session.Document) {
+		if len(d.Threads) == 0 {
+			return
+		}
+		t := d.Threads[len(d.Threads)-1]
+		own := t.Messages[min(t.Carried, len(t.Messages)):]
+		for i := len(own) - 1; i >= 0; i-- {
+			if u := own[i].Usage; u != nil {
+				used = u.Context()
+				return
+			}
+		}
+		estimate = t.Summary != "" || len(t.Messages) > 0
+	})
+	if used == 0 && estimate {
+		used = s.estimateContext()
+	}
+	return used
 }
 
 // noteContext records the context a model call used, as the provider

@@ -186,6 +186,9 @@ func (s *Session) Update(fn func(*session.Document) error) (session.Summary, err
 	if isClosed(err) {
 		return session.Summary{}, ErrSessionClosed
 	}
+	if err == nil {
+		s.publishPanel()
+	}
 	if err == nil && !busy {
 		go s.fold()
 	}

@@ -133,6 +133,11 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	default:
 		s.publishContext()
 	}
+	if !end.notStarted {
+		// Counts, last activity and tokens changed with the turn or the
+		// compaction.
+		s.publishPanel()
+	}
 	if nextSlot == nil {
 		s.publish(event.Status{Status: StatusIdle})
 	}

@@ -1,0 +1,94 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// lastPanel is the HTML of the last panel event among evs.
+func lastPanel(t *testing.T, evs []sseEvent) string {
+	t.Helper()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].name == "panel" {
+			html, _ := data(t, evs[i])["html"].(string)
+			return html
+		}
+	}
+	t.Fatalf("no panel event in %v", names(evs))
+	return ""
+}
+
+// The side panel follows every change to what it shows, rendered as the
+// page renders it: a PATCH, the agent's session_meta, a turn's counts.
+func TestPanelEventFollowsChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(cs *chatServer, id string) *http.Response
+		status int
+		want   []string
+	}{
+		{
+			name: "patch",
+			change: func(cs *chatServer, id string) *http.Response {
+				return cs.do("PATCH", "/api/sessions/"+id, strings.NewReader(`{"links":[{"url":"https://go.dev/x","title":"Go X"}],"scratchpad":"note & more"}`))
+			},
+			status: http.StatusOK,
+			want:   []string{`href="https://go.dev/x"`, "Go X", "note &amp; more", `data-panel-part="facts"`},
+		},
+		{
+			name: "session_meta",
+			change: func(cs *chatServer, id string) *http.Response {
+				return cs.send(id, `[[tool:session_meta {"action":"add_link","url":"https://example.com/x","link_title":"X"}]]`)
+			},
+			status: http.StatusAccepted,
+			want:   []string{`href="https://example.com/x"`, ">X</a>"},
+		},
+		{
+			name: "turn",
+			change: func(cs *chatServer, id string) *http.Response {
+				return cs.send(id, "hello [[say:hi]] [[usage:in=1234,out=5]]")
+			},
+			status: http.StatusAccepted,
+			want:   []string{"2 in 1 thread", `data-input="1234"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := newChatServer(t, "anthropic")
+			s := cs.create("panel")
+			st := cs.stream(t, s.ID)
+			wantStatus(t, tt.change(cs, s.ID), tt.status)
+			var evs []sseEvent
+			if tt.status == http.StatusAccepted {
+				evs = st.until("turn.end")
+				evs = append(evs, st.until("panel")...)
+			} else {
+				evs = st.until("panel")
+			}
+			html := lastPanel(t, evs)
+			for _, w := range tt.want {
+				if !strings.Contains(html, w) {
+					t.Errorf("panel lacks %q:\n%s", w, html)
+				}
+			}
+		})
+	}
+}
+
+// Right after a compaction the gauge shows the new thread's estimated
+// context, not 0.
+func TestContextAfterCompactionIsTheNewThreads(t *testing.T) {
+	cs := newChatServer(t, "anthropic", compactAt(5000))
+	s := cs.create("ctx")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "first "+strings.Repeat("words ", 200)+"[[say:ok]] [[usage:in=100,out=5]]"), http.StatusAccepted)
+	st.until("turn.end")
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), http.StatusOK)
+	st.until("compaction.end")
+	evs := st.until("context")
+	used, _ := data(t, evs[len(evs)-1])["used"].(float64)
+	if used <= 0 {
+		t.Errorf("context after compaction %v, want the new thread's estimate", data(t, evs[len(evs)-1]))
+	}
+}

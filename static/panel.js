@@ -1,0 +1,128 @@
+// The side panel in the tab: its parts follow the panel event (rendered
+// by the server from the page's own templ components), and links and the
+// scratchpad are edited in place through PATCH /api/sessions/{id}. Other
+// tabs hear of an edit through the same event.
+import { fragment, showError } from './app.js';
+import { EV } from './events.js';
+
+let afterSwap = () => {};
+
+// initPanel follows the stream's panel events; onSwap runs after a swap
+// (the usage line gets its cost estimate again).
+export function initPanel(stream, onSwap) {
+  if (onSwap) afterSwap = onSwap;
+  const side = document.querySelector('[data-testid="side-panel"]');
+  if (!side) return;
+  side.addEventListener('click', onClick);
+  side.addEventListener('submit', onSubmit);
+  side.addEventListener('focusout', onBlur);
+  side.addEventListener('keydown', onKey);
+  stream?.addEventListener(EV.panel, (e) => {
+    let d = null;
+    try {
+      d = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    if (d && typeof d.html === 'string') swap(d.html);
+  });
+}
+
+// swap replaces each part the event carries, except one the person is
+// typing in: a scratchpad being edited is not overwritten under them.
+function swap(html) {
+  const next = fragment(html);
+  for (const part of next.querySelectorAll('[data-panel-part]')) {
+    const old = document.querySelector(`[data-panel-part="${part.dataset.panelPart}"]`);
+    if (!old || old.contains(document.activeElement)) continue;
+    old.replaceWith(part);
+  }
+  afterSwap();
+}
+
+function linksOnPage() {
+  return [...document.querySelectorAll('[data-panel-part="links"] [data-link]')].map((li) => {
+    const l = { url: li.dataset.url || '' };
+    if (li.dataset.title) l.title = li.dataset.title;
+    return l;
+  });
+}
+
+async function patch(url, change) {
+  try {
+    const r = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(change),
+      credentials: 'same-origin',
+    });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      showError(`Could not save: ${body.error || r.statusText}`);
+      return false;
+    }
+    return true;
+  } catch (err) {
+    showError(`Could not save: ${err.message}`);
+    return false;
+  }
+}
+
+function patchURL() {
+  return document.querySelector('[data-panel-part] [data-url]')?.dataset.url || '';
+}
+
+function onClick(e) {
+  const remove = e.target.closest('[data-testid="link-remove"]');
+  if (!remove) return;
+  const li = remove.closest('[data-link]');
+  const url = patchURL();
+  if (!li || !url) return;
+  const all = [...document.querySelectorAll('[data-panel-part="links"] [data-link]')];
+  const at = all.indexOf(li);
+  const links = linksOnPage().filter((_, i) => i !== at);
+  remove.disabled = true;
+  patch(url, { links }).finally(() => {
+    remove.disabled = false;
+  });
+}
+
+async function onSubmit(e) {
+  const form = e.target.closest('[data-testid="link-add"]');
+  if (!form) return;
+  e.preventDefault();
+  const u = form.elements.namedItem('url').value.trim();
+  const title = form.elements.namedItem('title').value.trim();
+  if (!/^https?:\/\//i.test(u)) {
+    showError('Only http and https links can be added.');
+    return;
+  }
+  const link = { url: u };
+  if (title) link.title = title;
+  if (await patch(form.dataset.url, { links: [...linksOnPage(), link] })) form.reset();
+}
+
+function scratchpad(el) {
+  return el instanceof HTMLTextAreaElement && el.dataset.testid === 'scratchpad' ? el : null;
+}
+
+// saveScratchpad sends the text when it changed since the page or the last
+// save had it.
+async function saveScratchpad(area) {
+  if (area.value === area.defaultValue) return;
+  const text = area.value;
+  if (await patch(area.dataset.url, { scratchpad: text })) area.defaultValue = text;
+}
+
+function onBlur(e) {
+  const area = scratchpad(e.target);
+  if (area) saveScratchpad(area);
+}
+
+function onKey(e) {
+  const area = scratchpad(e.target);
+  if (area && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    saveScratchpad(area);
+  }
+}
