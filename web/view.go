@@ -150,7 +150,7 @@ func (v HomeView) FirstPage() bool { return v.page() == 1 }
 func (v HomeView) EmptyText() string {
 	switch {
 	case v.Query != "":
-		return "No sessions match “" + v.Query + "”."
+		return "No title, model or ID matches “" + v.Query + "”."
 	case v.Archived:
 		return "No archived sessions."
 	default:
