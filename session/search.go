@@ -122,6 +122,9 @@ func (s *Store) prefilter(batch []Summary, m *matcher) []bool {
 			for i := range next {
 				var raw []byte
 				raw, buf = s.readRaw(batch[i].ID, buf[:0])
+				if raw != nil && !m.ascii {
+					lowerInPlace(raw) // an ASCII query folds case as it searches
+				}
 				may[i] = raw == nil || m.mayMatch(raw)
 			}
 		})
@@ -134,8 +137,8 @@ func (s *Store) prefilter(batch []Summary, m *matcher) []bool {
 	return may
 }
 
-// readRaw appends the lowercased bytes (lowerSameLen) of session id's
-// document, a newline, and its journal to buf. It returns nil when they
+// readRaw appends the bytes of session id's document, a newline, and its
+// journal to buf. It returns nil when they
 // cannot be read, or when the document was replaced while they were read
 // (a fold moves records from the journal into the document: the two could
 // miss them both).
@@ -160,7 +163,6 @@ func (s *Store) readRaw(id string, buf []byte) (raw, grown []byte) {
 	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
 		return nil, buf
 	}
-	lowerInPlace(buf)
 	return buf, buf
 }
 
@@ -381,6 +383,8 @@ type matcher struct {
 	// runes in asciiRunes can hide part of a word in raw JSON.
 	ascii      bool
 	asciiRunes [utf8.RuneSelf]bool
+	// anchors[i] is where containsFoldASCII looks into words[i] first.
+	anchors []int
 }
 
 // newMatcher returns nil for a query without words.
@@ -402,11 +406,17 @@ func newMatcher(q string) *matcher {
 	if len(m.words) == 0 {
 		return nil
 	}
+	for _, w := range m.words {
+		m.anchors = append(m.anchors, anchorOf(w))
+	}
 	return m
 }
 
-// mayMatch reports whether raw, the lowercased (lowerSameLen) bytes of
-// JSON documents, may hold every word of m in its decoded strings. It must
+// mayMatch reports whether raw, the bytes of JSON documents (lowercased
+// by lowerSameLen unless every word is ASCII: then case is folded while
+// searching, which gives the same answer, since lowerSameLen never turns
+// a non-ASCII rune into an ASCII one), may hold every word of m in its
+// decoded strings. It must
 // never say no to a real match, and says yes when unsure: a decoded
 // character is either the same bytes in raw or an escape; lowercasing
 // rune by rune commutes with decoding for the bytes that are not escapes,
@@ -416,9 +426,74 @@ func (m *matcher) mayMatch(raw []byte) bool {
 	if m.escapable {
 		return true
 	}
-	for _, w := range m.words {
-		if !bytes.Contains(raw, w) {
+	for i, w := range m.words {
+		found := false
+		if m.ascii {
+			found = containsFoldASCII(raw, w, m.anchors[i])
+		} else {
+			found = bytes.Contains(raw, w)
+		}
+		if !found {
 			return m.escapesMayHide(raw)
+		}
+	}
+	return true
+}
+
+// letterRank orders letters from the most to the least frequent in
+// English text: a word is looked for by its rarest letter.
+const letterRank = "etaoinsrhldcumfpgwybvkxjqz"
+
+// anchorOf is the index of the byte of w (lowercase ASCII) to look for
+// first: its rarest letter, or any byte that is not a letter.
+func anchorOf(w []byte) int {
+	best, bestRank := 0, -1
+	for i, c := range w {
+		rank := strings.IndexByte(letterRank, c)
+		if rank < 0 {
+			rank = len(letterRank) // digits and punctuation: rarer still
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
+}
+
+// containsFoldASCII reports whether raw holds w (lowercase ASCII) with
+// ASCII letters in either case, without a lowercased copy of raw: it
+// looks for both cases of w's anchor byte with IndexByte (fast), then
+// compares around each.
+func containsFoldASCII(raw, w []byte, anchor int) bool {
+	cases := []byte{w[anchor]}
+	if c := w[anchor]; 'a' <= c && c <= 'z' {
+		cases = append(cases, c-'a'+'A')
+	}
+	for _, c := range cases {
+		for off := 0; ; {
+			i := bytes.IndexByte(raw[off:], c)
+			if i < 0 {
+				break
+			}
+			start := off + i - anchor
+			if start >= 0 && start+len(w) <= len(raw) && equalFoldASCII(raw[start:start+len(w)], w) {
+				return true
+			}
+			off += i + 1
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether b equals w (lowercase ASCII) once b's
+// ASCII capitals are lowered.
+func equalFoldASCII(b, w []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
 		}
 	}
 	return true

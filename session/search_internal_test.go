@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -57,5 +58,34 @@ func TestMayMatch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestContainsFoldASCII(t *testing.T) {
+	tests := []struct {
+		raw, word string
+		want      bool
+	}{
+		{"the Zanzibar buffer", "zanzibar", true},
+		{"ZANZIBAR", "zanzibar", true},
+		{"zAnZiBaR!", "zanzibar", true},
+		{"zanzibaR", "zanzibar", true},
+		{"zanziba", "zanzibar", false},
+		{"xanzibar", "zanzibar", false},
+		{"go test ./...", "./...", true},
+		{"v1.2.3", "1.2", true},
+		{"", "a", false},
+		{"q", "q", true},
+		{"\u212a", "k", false}, // the Kelvin sign is not an ASCII k: lowerSameLen keeps it too
+	}
+	for _, tt := range tests {
+		w := []byte(tt.word)
+		if got := containsFoldASCII([]byte(tt.raw), w, anchorOf(w)); got != tt.want {
+			t.Errorf("containsFoldASCII(%q, %q) = %v, want %v", tt.raw, tt.word, got, tt.want)
+		}
+		// The same answer as the lowercased search it stands for.
+		if want := strings.Contains(lowerSameLen(tt.raw), tt.word); want != tt.want {
+			t.Errorf("test case %q/%q disagrees with lowerSameLen", tt.raw, tt.word)
+		}
 	}
 }
