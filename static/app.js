@@ -281,7 +281,51 @@ async function archiveOrRestore(el, verb) {
     location.reload();
     return;
   }
-  removeRow(el.closest('[data-testid="session-row"]'));
+  const row = el.closest('[data-testid="session-row"]');
+  const place = { list: row?.parentElement, next: row?.nextElementSibling };
+  removeRow(row);
+  if (verb === 'archive' && row && place.list) {
+    setBusy(el, false);
+    offerUndo('Archived', async () => {
+      await postJSON(el.dataset.url.replace(/\/archive$/, '/restore'));
+      place.list.querySelector(':scope > .empty')?.remove();
+      place.list.insertBefore(row, place.next?.isConnected ? place.next : null);
+      row.querySelector('a')?.focus();
+    });
+  }
+}
+
+// undoFor is how long an "Undo" stays offered.
+const undoFor = 6000;
+
+// offerUndo shows "<what> · Undo" for a few seconds; Undo runs undo, and
+// says so if it fails.
+function offerUndo(what, undo) {
+  const region = document.getElementById('alerts');
+  if (!region) return;
+  region.querySelector('[data-testid="undo-notice"]')?.remove();
+  const note = document.createElement('p');
+  note.className = 'toast undo';
+  note.setAttribute('role', 'status');
+  note.dataset.testid = 'undo-notice';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = 'Undo';
+  button.dataset.testid = 'undo-button';
+  note.append(`${what} · `, button);
+  const timer = setTimeout(() => note.remove(), undoFor);
+  button.addEventListener('click', async () => {
+    clearTimeout(timer);
+    button.disabled = true;
+    try {
+      await undo();
+      note.remove();
+    } catch (err) {
+      note.remove();
+      showError(`Could not undo: ${err.message}`);
+    }
+  });
+  region.append(note);
 }
 
 // removeRow takes a row out of the list, keeping keyboard focus in the list.
