@@ -17,6 +17,7 @@ import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import './highlight.js';
+import './copy.js';
 
 const body = document.body;
 

@@ -40,6 +40,7 @@ var markdown = goldmark.New(
 		highlighting.NewHighlighting(
 			highlighting.WithFormatOptions(chromaOptions...),
 			highlighting.WithGuessLanguage(false),
+			highlighting.WithWrapperRenderer(codeBlockWrapper),
 		),
 	),
 	goldmark.WithParserOptions(
@@ -51,6 +52,37 @@ var markdown = goldmark.New(
 		renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100)),
 	),
 )
+
+// codeBlockWrapper puts every fenced code block in a <div
+// class="code-block" data-lang="…">, so the page can show its language and
+// a copy button (static/copy.js) without parsing chroma's markup. A block
+// chroma did not highlight gets the <pre><code class="language-x"> goldmark
+// would have written.
+func codeBlockWrapper(w util.BufWriter, c highlighting.CodeBlockContext, entering bool) {
+	lang, _ := c.Language()
+	if !codeLang.Match(lang) {
+		lang = nil
+	}
+	if entering {
+		_, _ = w.WriteString(`<div class="code-block"`)
+		if lang != nil {
+			_, _ = w.WriteString(` data-lang="` + html.EscapeString(string(lang)) + `"`)
+		}
+		_, _ = w.WriteString(">")
+		if !c.Highlighted() {
+			_, _ = w.WriteString("<pre><code")
+			if lang != nil {
+				_, _ = w.WriteString(` class="language-` + html.EscapeString(string(lang)) + `"`)
+			}
+			_, _ = w.WriteString(">")
+		}
+		return
+	}
+	if !c.Highlighted() {
+		_, _ = w.WriteString("</code></pre>")
+	}
+	_, _ = w.WriteString("</div>\n")
+}
 
 // rawHTMLAsText shows HTML written in markdown as the text it is, rather
 // than dropping it: an agent writing "<div>" means the characters more
@@ -139,7 +171,9 @@ func imageToLink(img *ast.Image) {
 var (
 	// codeClass: chroma's own classes, or the language of a fence chroma
 	// does not know (goldmark writes class="language-x" then).
-	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+)$`)
+	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+|code-block)$`)
+	// codeLang: a fence's language, as data-lang on the code block's div.
+	codeLang = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
 	// ownImage: the only images markdown may show are the profile's own.
 	ownImage = regexp.MustCompile(`^/images/[0-9a-f]{64}$`)
 )
@@ -157,6 +191,7 @@ func newPolicy() *bluemonday.Policy {
 			*u = url.URL{}
 		}
 	})
+	p.AllowAttrs("data-lang").Matching(codeLang).OnElements("div")
 	p.AllowAttrs("target").Matching(regexp.MustCompile(`^_blank$`)).OnElements("a")
 	p.RequireNoFollowOnLinks(true)
 	p.RequireNoReferrerOnLinks(true)
