@@ -13,6 +13,7 @@ export function initCompaction() {
   gauge = document.querySelector('[data-testid="context-gauge"]');
   const button = document.querySelector('[data-testid="compact-button"]');
   button?.addEventListener('click', () => compactNow(button));
+  document.querySelector('[data-action="show-carried"]')?.addEventListener('click', showCarried);
   if (!stream) return;
   stream.addEventListener(EV.snapshot, (e) => {
     const d = parse(e);
@@ -134,4 +135,13 @@ function onEnd(d) {
     boundary.append(details);
   }
   box.append(boundary);
+}
+
+// showCarried opens the earlier thread whose last messages the latest one
+// carries: they are shown there, once, and the button marks their place.
+function showCarried() {
+  const d = document.querySelector('[data-carried-into] details');
+  if (!d) return;
+  d.open = true;
+  d.scrollIntoView({ block: 'end' });
 }

@@ -59,3 +59,46 @@ func TestRenderPanel(t *testing.T) {
 		}
 	}
 }
+
+// Messages carried into a successor thread are shown once, in the
+// earlier thread that holds them; the latest thread marks their place.
+func TestCarriedMessagesShownOnce(t *testing.T) {
+	msg := func(id, role, text string) session.Message {
+		return session.Message{ID: id, Role: role, Content: []session.Block{{Type: session.BlockText, Text: text}}}
+	}
+	a, b, c, d := msg("a", "user", "one"), msg("b", "assistant", "two"), msg("c", "user", "three"), msg("d", "assistant", "four")
+	from := 0
+	tests := []struct {
+		name        string
+		pred        []session.Message
+		carried     int
+		wantCarried int
+		wantRecent  string
+	}{
+		{"tail carried", []session.Message{a, b, c}, 2, 2, "d"},
+		{"all carried", []session.Message{b, c}, 2, 2, "d"},
+		{"nothing carried", []session.Message{a, b, c}, 0, 0, "b,c,d"},
+		// Not the predecessor's tail: shown where stored, in both.
+		{"not the tail", []session.Message{a, b, c, msg("x", "assistant", "late")}, 2, 0, "b,c,d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next := session.Thread{CompactedFrom: &from, Summary: "s", Carried: tt.carried, Messages: []session.Message{b, c, d}}
+			doc := &session.Document{ID: "abc", Threads: []session.Thread{{Messages: tt.pred}, next}}
+			v := NewSessionView(doc, SessionViewOptions{})
+			var ids []string
+			for _, m := range v.Latest.Recent.Messages {
+				ids = append(ids, m.ID)
+			}
+			if got := strings.Join(ids, ","); got != tt.wantRecent {
+				t.Errorf("latest thread shows %q, want %q", got, tt.wantRecent)
+			}
+			if v.Latest.Carried != tt.wantCarried || v.Earlier[0].CarriedInto != (tt.wantCarried > 0) {
+				t.Errorf("carried %d (into earlier: %v), want %d", v.Latest.Carried, v.Earlier[0].CarriedInto, tt.wantCarried)
+			}
+			if v.Latest.Recent.HasEarlier() {
+				t.Errorf("the latest thread offers to load earlier messages: the carried ones are in the earlier thread")
+			}
+		})
+	}
+}

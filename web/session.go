@@ -186,6 +186,15 @@ type ThreadView struct {
 	LoadURL string
 	// Recent is the latest thread's last messages.
 	Recent MessagesFragmentView
+	// Carried is how many of the latest thread's first messages compaction
+	// carried over from the thread before. They are not shown again here:
+	// the earlier thread holds them, where the tab showed them before the
+	// compaction, and the latest thread marks the place with a line that
+	// opens it.
+	Carried int
+	// CarriedInto is set on the earlier thread whose last messages the
+	// latest thread carries.
+	CarriedInto bool
 }
 
 // ReadOnly reports whether the page only shows the session: it is archived,
@@ -280,6 +289,11 @@ func threadViews(doc *session.Document, limit int) ([]ThreadView, ThreadView) {
 	summaries := summaryOwners(doc.Threads)
 	last := len(doc.Threads) - 1
 	earlier := make([]ThreadView, 0, last)
+	t := doc.Threads[last]
+	carried, from := carriedFrom(doc.Threads, last), -1
+	if carried > 0 {
+		from = *t.CompactedFrom
+	}
 	for i, t := range doc.Threads[:last] {
 		earlier = append(earlier, ThreadView{
 			Index:       i,
@@ -288,19 +302,48 @@ func threadViews(doc *session.Document, limit int) ([]ThreadView, ThreadView) {
 			SummaryHTML: renderSummary(doc.Threads, summaries[i]),
 			CompactedAt: doc.Threads[i+1].CreatedAt,
 			LoadURL:     messagesURL(doc.ID, i, len(t.Messages)),
+			CarriedInto: i == from,
 		})
 	}
-	t := doc.Threads[last]
 	latest := ThreadView{
 		Index:     last,
 		CreatedAt: t.CreatedAt,
 		Count:     len(t.Messages),
 		Recent:    newFragment(doc.ID, last, t.Messages, len(t.Messages), limit),
+		Carried:   carried,
+	}
+	if carried > 0 && latest.Recent.Start <= carried {
+		// The run starts at the first message of this thread's own: the
+		// ones before it are shown in the earlier thread, so there is
+		// nothing earlier to load here.
+		latest.Recent = MessagesFragmentView{SessionID: doc.ID, Thread: last, Messages: messageViews(doc.ID, t.Messages[carried:])}
 	}
 	if t.Summary != "" && !slices.Contains(summaries, last) {
 		latest.SummaryHTML = RenderMarkdown(t.Summary)
 	}
 	return earlier, latest
+}
+
+// carriedFrom is how many of the latest thread's first messages are
+// carried from the thread it was compacted from, and shown there: only
+// when they are that thread's last messages, the same ones by ID (else
+// they are shown where they are stored).
+func carriedFrom(threads []session.Thread, last int) int {
+	t := threads[last]
+	c := min(t.Carried, len(t.Messages))
+	if c == 0 || t.CompactedFrom == nil || *t.CompactedFrom < 0 || *t.CompactedFrom >= last {
+		return 0
+	}
+	pred := threads[*t.CompactedFrom].Messages
+	if len(pred) < c {
+		return 0
+	}
+	for i, m := range t.Messages[:c] {
+		if m.ID == "" || pred[len(pred)-c+i].ID != m.ID {
+			return 0
+		}
+	}
+	return c
 }
 
 // summaryOwners maps each thread to the successor whose summary stands for

@@ -79,8 +79,16 @@ test('the gauge turns amber at 70% and red at 90%, and shows the new thread afte
   await expect.poll(async () => Number(await gauge.getAttribute('data-used'))).toBeLessThan(7000);
   await expect(gauge).not.toHaveClass(/context-full/);
 
-  // And so after a reload.
+  // And so after a reload, where the messages carried into the new
+  // thread are shown once, in the earlier thread, their place marked.
   await expect.poll(async () => (await myco.doc(id)).threads.length).toBe(2);
+  const carried = (await myco.doc(id)).threads[1].carried;
+  expect(carried).toBeGreaterThan(0);
   await page.reload();
   await expect.poll(async () => Number(await page.getByTestId('context-gauge').getAttribute('data-used'))).toBeGreaterThan(0);
+  await expect(page.getByTestId('carried')).toContainText(`${carried} message${carried === 1 ? '' : 's'} carried from the thread above`);
+  await expect(page.getByTestId('message').filter({ hasText: 'over [[say:ok]]' })).toHaveCount(0);
+  await page.getByTestId('carried-button').click();
+  await expect(page.getByTestId('message').filter({ hasText: 'over [[say:ok]]' })).toHaveCount(1);
+  await expect(page.getByTestId('message').filter({ hasText: 'over [[say:ok]]' })).toBeVisible();
 });
