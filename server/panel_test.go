@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"myco/session"
 )
 
 // lastPanel is the HTML of the last panel event among evs.
@@ -90,5 +93,31 @@ func TestContextAfterCompactionIsTheNewThreads(t *testing.T) {
 	used, _ := data(t, evs[len(evs)-1])["used"].(float64)
 	if used <= 0 {
 		t.Errorf("context after compaction %v, want the new thread's estimate", data(t, evs[len(evs)-1]))
+	}
+}
+
+// A change another process makes to the file (the CLI, through the store)
+// reaches the open tab's panel.
+func TestPanelEventFromAnotherProcess(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("Watched")
+	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	wantStatus(t, resp, http.StatusOK)
+	events := make(chan sseEvent, 16)
+	go readEvents(t, resp.Body, events)
+	nextEvent(t, events, "snapshot")
+	if _, err := ts.sessions.Update(s.ID, func(d *session.Document) error {
+		d.Scratchpad, d.UpdatedAt = "from the CLI", time.Now().UTC()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher's first look may tell the panel as it was; the change
+	// follows.
+	for {
+		ev := nextEvent(t, events, "panel")
+		if strings.Contains(ev.data, "from the CLI") {
+			return
+		}
 	}
 }

@@ -79,12 +79,12 @@ func (s *Server) checkChanged(id string) {
 	}
 	now := watched{title: sum.Title, status: last.status, updated: sum.UpdatedAt}
 	if !sum.UpdatedAt.Equal(last.updated) {
+		// Links, scratchpad or counts changed elsewhere (the CLI, another
+		// server): the panel is rendered from the file. The first look
+		// has nothing to compare with and tells it too, so a change made
+		// between the snapshot and that look is not lost.
 		s.told.set(id, now)
-		if !last.updated.IsZero() {
-			// Links, scratchpad or counts changed elsewhere (the CLI,
-			// another server): the panel is rendered from the file.
-			s.publishStoredPanel(id)
-		}
+		s.publishStoredPanel(id)
 	}
 	if archived := sum.Archived; archived != (last.status == statusArchived) {
 		// Every tab hears the new status; snapshots are for connecting tabs.
