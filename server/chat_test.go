@@ -518,3 +518,30 @@ func TestTurnGoesOnWithoutItsTab(t *testing.T) {
 		t.Errorf("after the tab closed the turn ended %q with %q", m.StopReason, textOf(m))
 	}
 }
+
+// A running command's output reaches the tabs as it is printed, before the
+// command ends (tool.output), and the outcome still has all of it.
+func TestCommandOutputStreamsBeforeItEnds(t *testing.T) {
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
+	s := cs.create("live output")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"echo first-line; sleep 1; echo second-line"}]]`), http.StatusAccepted)
+	evs := st.until("tool.end")
+	var streamed strings.Builder
+	sawFirstEarly := false
+	for _, ev := range evs {
+		if ev.name == "tool.output" {
+			streamed.WriteString(data(t, ev)["text"].(string))
+			sawFirstEarly = sawFirstEarly || strings.Contains(streamed.String(), "first-line") && !strings.Contains(streamed.String(), "second-line")
+		}
+	}
+	if !sawFirstEarly {
+		t.Errorf("no tool.output carried the first line on its own before the command ended; streamed %q", streamed.String())
+	}
+	if !strings.Contains(streamed.String(), "second-line") {
+		t.Errorf("streamed output %q lacks the second line", streamed.String())
+	}
+	if end := data(t, evs[len(evs)-1]); !strings.Contains(end["output"].(string), "first-line\nsecond-line") {
+		t.Errorf("tool.end output %v", end["output"])
+	}
+}

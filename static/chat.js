@@ -230,7 +230,8 @@ function initScroll() {
 const statusLabels = {
   idle: 'Idle',
   thinking: 'Thinking…',
-  tool: 'Running a tool',
+  writing: 'Writing…',
+  tool: 'Running',
   approval: 'Waiting for approval',
   retrying: 'Retrying',
   archived: 'Archived',
@@ -370,6 +371,9 @@ function appendText(id, text) {
 
 function onDelta(d) {
   if (!d || typeof d.text !== 'string') return;
+  // "Thinking" only while nothing is written yet; text streaming is writing.
+  const chip = composer?.querySelector('[data-testid="turn-status"]');
+  if (chip?.dataset.status === 'thinking') setStatus('writing');
   if (frame) {
     pending.set(d.message, (pending.get(d.message) || '') + d.text);
     return;
@@ -460,7 +464,10 @@ function onToolStart(d) {
     call = newToolCall(d);
     (messageEl(d.message) || startMessage(d.message, 'assistant')).append(call);
   }
-  if (!call.querySelector('[data-testid="tool-result"]')) setToolState(call, 'running');
+  if (!call.querySelector('[data-testid="tool-result"]')) {
+    setToolState(call, 'running');
+    startElapsed(call);
+  }
   keepBottom();
 }
 
@@ -478,11 +485,68 @@ function newResult(d) {
   return r;
 }
 
+// --- A command's output while it runs ----------------------------------------
+
+// liveTail is how much of a running command's output its card shows: the
+// end, as a terminal would; the whole comes with the result.
+const liveTail = 4000;
+const liveOutput = new Map(); // tool_use_id → the output's tail so far
+
+function onToolOutput(d) {
+  if (!d?.tool_use_id || typeof d.text !== 'string') return;
+  const call = toolEl(d.tool_use_id);
+  if (!call || call.querySelector('[data-testid="tool-result"]')) return;
+  const text = ((liveOutput.get(d.tool_use_id) || '') + d.text).slice(-liveTail);
+  liveOutput.set(d.tool_use_id, text);
+  let live = call.querySelector('[data-testid="tool-live"]');
+  if (!live) {
+    live = el('pre', 'tool-live');
+    live.setAttribute('data-testid', 'tool-live');
+    call.append(live);
+  }
+  live.textContent = text;
+  live.scrollTop = live.scrollHeight;
+  keepBottom();
+}
+
+// The elapsed time of running calls, shown in their cards, once a second.
+let elapsedTimer = 0;
+
+function tickElapsed() {
+  const running = box()?.querySelectorAll('[data-testid="tool-call"][data-started]') || [];
+  for (const call of running) {
+    let span = call.querySelector('[data-testid="tool-elapsed"]');
+    if (!span) {
+      span = el('span', 'tool-elapsed');
+      span.setAttribute('data-testid', 'tool-elapsed');
+      (call.querySelector('summary, .tool-head') || call).append(' ', span);
+    }
+    span.textContent = `${Math.floor((Date.now() - Number(call.dataset.started)) / 1000)} s`;
+  }
+  if (running.length === 0) {
+    clearInterval(elapsedTimer);
+    elapsedTimer = 0;
+  }
+}
+
+function startElapsed(call) {
+  call.dataset.started = String(Date.now());
+  if (!elapsedTimer) elapsedTimer = setInterval(tickElapsed, 1000);
+}
+
+function endLive(call, id) {
+  liveOutput.delete(id);
+  call.querySelector('[data-testid="tool-live"]')?.remove();
+  call.querySelector('[data-testid="tool-elapsed"]')?.remove();
+  delete call.dataset.started;
+}
+
 function onToolEnd(d) {
   if (!d?.tool_use_id) return;
   removeApproval(d.tool_use_id);
   const call = toolEl(d.tool_use_id);
   if (!call) return;
+  endLive(call, d.tool_use_id);
   setToolState(call, '');
   if (!call.querySelector('[data-testid="tool-result"]')) call.append(newResult(d));
   keepBottom();
@@ -876,6 +940,7 @@ const handlers = {
   [EV.textDelta]: onDelta,
   [EV.toolStart]: onToolStart,
   [EV.toolApproval]: addApproval,
+  [EV.toolOutput]: onToolOutput,
   [EV.toolEnd]: onToolEnd,
   [EV.messageEnd]: onMessageEnd,
   [EV.messageDiscard]: onMessageDiscard,

@@ -16,6 +16,7 @@ export const EV = Object.freeze({
   messageDiscard: 'message.discard',
   toolStart: 'tool.start',
   toolApproval: 'tool.approval',
+  toolOutput: 'tool.output',
   toolEnd: 'tool.end',
   compactionStart: 'compaction.start',
   compactionEnd: 'compaction.end',

@@ -21,7 +21,7 @@ var all = []Event{
 	Snapshot{}, Status{}, Title{}, Queue{}, Context{},
 	TurnStart{}, TurnEnd{}, TurnError{},
 	MessageStart{}, TextDelta{}, MessageEnd{}, MessageDiscard{},
-	ToolStart{}, ToolApproval{}, ToolEnd{},
+	ToolStart{}, ToolApproval{}, ToolOutput{}, ToolEnd{},
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
 	Panel{},
 }
@@ -177,6 +177,13 @@ type ToolApproval struct {
 	Diff      string          `json:"diff,omitempty"`
 }
 
+// ToolOutput is output a running command printed, as it arrives (the
+// first 64 KiB of it; tool.end has the outcome).
+type ToolOutput struct {
+	ToolUseID string `json:"tool_use_id"`
+	Text      string `json:"text"`
+}
+
 // ToolEnd is a tool's outcome, its output capped.
 type ToolEnd struct {
 	ToolUseID string `json:"tool_use_id"`
@@ -227,6 +234,7 @@ func (MessageDiscard) Name() string  { return "message.discard" }
 func (ToolStart) Name() string       { return "tool.start" }
 func (ToolApproval) Name() string    { return "tool.approval" }
 func (ToolEnd) Name() string         { return "tool.end" }
+func (ToolOutput) Name() string      { return "tool.output" }
 func (CompactionStart) Name() string { return "compaction.start" }
 func (CompactionEnd) Name() string   { return "compaction.end" }
 func (ThreadNew) Name() string       { return "thread.new" }

@@ -125,7 +125,9 @@ func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
 		if kept < maxJournaledOutput {
 			p = p[:min(len(p), maxJournaledOutput-kept)]
 			kept += len(p)
-			s.w.Output(use.ID, strings.ToValidUTF8(string(p), ""))
+			text := strings.ToValidUTF8(string(p), "")
+			s.w.Output(use.ID, text)
+			s.publish(event.ToolOutput{ToolUseID: use.ID, Text: text})
 		}
 	})
 	if err != nil && ctx.Err() == nil {
