@@ -132,47 +132,64 @@ func (h *Header) apply(d *Document) {
 // thread's message list first), so a shallow copy of d taken earlier (a
 // fold in progress) never sees the change.
 func applyRecord(d *Document, r *Record) error {
+	if err := checkRecord(d, r); err != nil {
+		return err
+	}
 	switch r.Op {
 	case OpMessage:
-		if r.Message == nil {
-			return errors.New("message record without a message")
-		}
 		if r.Header != nil {
 			r.Header.apply(d)
 		}
 		if len(d.Threads) == 0 {
 			d.Threads = append(d.Threads, Thread{CreatedAt: r.Message.At})
 		}
-		if r.Thread != len(d.Threads)-1 {
-			return fmt.Errorf("message for thread %d, but the latest thread is %d", r.Thread, len(d.Threads)-1)
-		}
 		t := &d.Threads[r.Thread]
 		t.Messages = append(t.Messages, *r.Message)
 	case OpThread:
-		if r.NewThread == nil {
-			return errors.New("thread record without a thread")
-		}
 		d.Threads = append(d.Threads, *r.NewThread)
 	case OpHeader:
-		if r.Header == nil {
-			return errors.New("header record without a header")
-		}
 		r.Header.apply(d)
 	case OpMark:
-		if r.Thread < 0 || r.Thread >= len(d.Threads) {
-			return fmt.Errorf("mark for thread %d, which does not exist", r.Thread)
-		}
 		t := &d.Threads[r.Thread]
 		i := slices.IndexFunc(t.Messages, func(m Message) bool { return m.ID == r.ID })
-		if i < 0 {
-			return fmt.Errorf("mark for message %s, which thread %d does not hold", r.ID, r.Thread)
-		}
 		t.Messages = slices.Clone(t.Messages)
 		t.Messages[i].ReplacedBy = r.ReplacedBy
 	case OpPartial, OpDelta, OpTool, OpOutput:
 		// Work in progress: only a replay after a crash keeps it (replay).
 	default:
 		// A newer myco's record: its own document fold carries it.
+	}
+	return nil
+}
+
+// checkRecord says why r cannot apply to d, without changing d. The writer
+// checks before a record reaches the journal (a refused record there would
+// make every later replay refuse the session), and applyRecord before it
+// changes anything (a record is applied whole or not at all).
+func checkRecord(d *Document, r *Record) error {
+	switch r.Op {
+	case OpMessage:
+		if r.Message == nil {
+			return errors.New("message record without a message")
+		}
+		if latest := max(len(d.Threads)-1, 0); r.Thread != latest {
+			return fmt.Errorf("%w: message for thread %d, but the latest thread is %d", ErrThreadChanged, r.Thread, latest)
+		}
+	case OpThread:
+		if r.NewThread == nil {
+			return errors.New("thread record without a thread")
+		}
+	case OpHeader:
+		if r.Header == nil {
+			return errors.New("header record without a header")
+		}
+	case OpMark:
+		if r.Thread < 0 || r.Thread >= len(d.Threads) {
+			return fmt.Errorf("mark for thread %d, which does not exist", r.Thread)
+		}
+		if !slices.ContainsFunc(d.Threads[r.Thread].Messages, func(m Message) bool { return m.ID == r.ID }) {
+			return fmt.Errorf("mark for message %s, which thread %d does not hold", r.ID, r.Thread)
+		}
 	}
 	return nil
 }

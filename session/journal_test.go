@@ -408,3 +408,42 @@ func TestDeltasMergeIntoOneRecord(t *testing.T) {
 		t.Errorf("delta text %q", text)
 	}
 }
+
+// TestRefusedRecordNeverReachesTheJournal: a change the document refuses
+// (a mark of a message it does not hold) is refused whole, and the session
+// still opens: a bad line in the journal would make it damaged for good.
+func TestRefusedRecordNeverReachesTheJournal(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	if err := s.Save(newDoc(journalID, t0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.OpenWriter(journalID, session.Owner{PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(textMessage("h1", "user", "hi")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Mark("no-such-message", "x"); err == nil {
+		t.Fatal("Mark of a message the session does not hold succeeded")
+	}
+	// As a crash would find it: the journal holds no trace of the mark.
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if j := string(readFile(t, filepath.Join(dir, journalID+".journal"))); strings.Contains(j, `"op":"mark"`) {
+		t.Errorf("the refused mark reached the journal:\n%s", j)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.Load(journalID)
+	if err != nil || doc.MessageCount() != 1 {
+		t.Fatalf("after a refused mark: %v, %d messages", err, doc.MessageCount())
+	}
+	w2, err := s.OpenWriter(journalID, session.Owner{PID: os.Getpid()})
+	if err != nil {
+		t.Fatalf("the session no longer opens: %v", err)
+	}
+	w2.Close()
+}

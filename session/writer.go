@@ -223,32 +223,24 @@ func (w *Writer) flushLocked() error {
 	return nil
 }
 
-// checkRecord refuses what applyRecord would refuse, without changing d.
-func checkRecord(d *Document, r *Record) error {
-	switch r.Op {
-	case OpMessage:
-		if r.Message == nil {
-			return errors.New("message record without a message")
-		}
-		if latest := max(len(d.Threads)-1, 0); r.Thread != latest {
-			return fmt.Errorf("%w: message for thread %d, but the latest thread is %d", ErrThreadChanged, r.Thread, latest)
-		}
-	case OpMark:
-		if r.Thread < 0 || r.Thread >= len(d.Threads) {
-			return fmt.Errorf("mark for thread %d, which does not exist", r.Thread)
-		}
-	}
-	return nil
-}
-
 // ErrThreadChanged means a change was meant for a thread that is no
 // longer the latest (a compaction made a successor meanwhile).
 var ErrThreadChanged = errors.New("the thread changed")
 
 // record commits r and, when durable, waits until it is on disk.
 func (w *Writer) record(r *Record, durable bool) error {
+	return w.change(func() (*Record, error) { return r, nil }, durable)
+}
+
+// change commits the record build makes from the document as it stands
+// (build runs under w.mu, and may refuse), and when durable waits until it
+// is on disk, outside w.mu.
+func (w *Writer) change(build func() (*Record, error), durable bool) error {
 	w.mu.Lock()
-	err := w.commitBuffered(r, !durable)
+	r, err := build()
+	if err == nil {
+		err = w.commitBuffered(r, !durable)
+	}
 	w.mu.Unlock()
 	if err != nil || !durable {
 		return err
@@ -312,15 +304,12 @@ func (w *Writer) syncLoop() {
 // messages that leave the queue in the same step (the message is one of
 // them), so a queued message is never lost nor kept twice.
 func (w *Writer) Append(m Message, dequeue ...string) error {
-	w.mu.Lock()
-	r := &Record{Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m}
-	r.Header = appendHeader(m, w.doc.Queued, dequeue)
-	err := w.commit(r)
-	w.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return w.Sync()
+	return w.change(func() (*Record, error) {
+		return &Record{
+			Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m,
+			Header: appendHeader(m, w.doc.Queued, dequeue),
+		}, nil
+	}, true)
 }
 
 // appendHeader is the header change that goes with appending m: the time
@@ -349,29 +338,20 @@ func appendHeader(m Message, queued []Queued, dequeue []string) *Header {
 // AppendThread adds a successor thread, durably, provided the latest
 // thread is still thread idx holding n messages (what was summarised).
 func (w *Writer) AppendThread(idx, n int, t Thread) error {
-	w.mu.Lock()
-	if len(w.doc.Threads)-1 != idx || len(w.doc.Threads[idx].Messages) != n {
-		w.mu.Unlock()
-		return ErrThreadChanged
-	}
-	err := w.commit(&Record{Op: OpThread, NewThread: &t})
-	w.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return w.Sync()
+	return w.change(func() (*Record, error) {
+		if len(w.doc.Threads)-1 != idx || len(w.doc.Threads[idx].Messages) != n {
+			return nil, ErrThreadChanged
+		}
+		return &Record{Op: OpThread, NewThread: &t}, nil
+	}, true)
 }
 
 // Mark records that message id of the latest thread was replaced by the
 // answer replacedBy (a retry), durably.
 func (w *Writer) Mark(id, replacedBy string) error {
-	w.mu.Lock()
-	err := w.commit(&Record{Op: OpMark, Thread: len(w.doc.Threads) - 1, ID: id, ReplacedBy: replacedBy})
-	w.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return w.Sync()
+	return w.change(func() (*Record, error) {
+		return &Record{Op: OpMark, Thread: len(w.doc.Threads) - 1, ID: id, ReplacedBy: replacedBy}, nil
+	}, true)
 }
 
 // Update changes the document through fn, which edits a copy: what fn
