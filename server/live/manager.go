@@ -254,8 +254,6 @@ func (m *Manager) FinishArchive(id string) error {
 	return err
 }
 
-func (m *Manager) finishArchive(id string) { m.FinishArchive(id) }
-
 // Close stops every turn, kills every shell and lets every lock go.
 func (m *Manager) Close() {
 	m.mu.Lock()

@@ -274,13 +274,7 @@ func (s *Session) startIfIdle() {
 		s.mu.Unlock()
 		return
 	}
-	var next *Queued
-	s.w.View(func(d *session.Document) {
-		if len(d.Queued) > 0 {
-			q := d.Queued[0]
-			next = &q
-		}
-	})
+	next := s.nextQueued()
 	if next == nil {
 		s.mu.Unlock()
 		return
@@ -288,6 +282,18 @@ func (s *Session) startIfIdle() {
 	slot := s.claimLocked(slotTurn)
 	s.mu.Unlock()
 	s.startQueued(slot, next)
+}
+
+// nextQueued is the message first in the queue, if any.
+func (s *Session) nextQueued() *Queued {
+	var next *Queued
+	s.w.View(func(d *session.Document) {
+		if len(d.Queued) > 0 {
+			q := d.Queued[0]
+			next = &q
+		}
+	})
+	return next
 }
 
 // publishQueue tells the tabs what waits in the queue.

@@ -103,11 +103,10 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		// The session's total is derived from the document, so the tab's
 		// live figure and the page's agree (carried messages counted once).
 		sessionUsage, title = d.Usage(), d.Title
-		if len(d.Queued) > 0 && !s.closing && !s.archived && !end.notStarted {
-			q := d.Queued[0]
-			next = &q
-		}
 	})
+	if !s.closing && !s.archived && !end.notStarted {
+		next = s.nextQueued()
+	}
 	if next != nil {
 		nextSlot = s.claimLocked(slotTurn)
 	}
@@ -149,7 +148,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	case nextSlot != nil:
 		s.startQueued(nextSlot, next)
 	case archiveNow:
-		go s.m.finishArchive(s.id)
+		go s.m.FinishArchive(s.id)
 	}
 }
 
