@@ -48,7 +48,7 @@ type Snapshot struct {
 	Title        string         `json:"title"`
 	Model        string         `json:"model"`
 	Turn         string         `json:"turn,omitempty"`
-	Partial      *Partial       `json:"partial,omitempty"`
+	Partial      *Partial       `json:"partial,omitempty"` // filled by the hub: the text as of Seq
 	Approvals    []ToolApproval `json:"approvals"`
 	Queued       []Queued       `json:"queued"`
 	SessionUsage *Usage         `json:"session_usage,omitempty"`

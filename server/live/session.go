@@ -47,7 +47,6 @@ type Session struct {
 	status    string
 	detail    string
 	slot      *turnSlot // the running turn or compaction; nil when idle
-	partial   *partial
 	approvals map[string]*approval
 	allowed   map[string]bool // tools allowed for this live session
 	shell     *tools.Shell
@@ -68,11 +67,6 @@ type Session struct {
 	// archiveClaimed: the archive's finish (close, move the files) is
 	// under way; only one of Archive and release claims it.
 	archiveClaimed bool
-}
-
-type partial struct {
-	Message string
-	text    strings.Builder // deltas so far
 }
 
 type approval struct {
@@ -139,9 +133,6 @@ func (s *Session) Snapshot() Snapshot {
 		usage := usageOf(d.Usage())
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
 	})
-	if s.partial != nil {
-		snap.Partial = &event.Partial{Message: s.partial.Message, Text: s.partial.text.String()}
-	}
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, a.event())
 	}

@@ -87,7 +87,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		s.mu.Unlock()
 		panic("live: release of a slot that is not held")
 	}
-	s.slot, s.partial = nil, nil
+	s.slot = nil
 	s.status, s.detail = StatusIdle, ""
 	for id, a := range s.approvals {
 		delete(s.approvals, id)

@@ -128,18 +128,14 @@ func (s *Session) withRetries(ctx context.Context, call func() error) error {
 	}
 }
 
-// streamOnce makes one model call, publishing text deltas as they arrive,
-// keeping them as the partial message for tabs that (re)connect, and
-// writing them to the journal, so a crash keeps all but the last moment.
+// streamOnce makes one model call, publishing text deltas as they arrive
+// (the hub keeps the text so far for tabs that (re)connect) and writing
+// them to the journal, so a crash keeps all but the last moment.
 func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, error) {
 	req, client, err := s.buildRequest()
 	if err != nil {
 		return llm.Response{}, err
 	}
-	p := &partial{Message: msgID}
-	s.mu.Lock()
-	s.partial = p
-	s.mu.Unlock()
 	s.enter(StatusThinking, "")
 	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
 	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: req.Model, Content: []session.Block{}}) == nil
@@ -147,9 +143,6 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 		if delta == "" {
 			return
 		}
-		s.mu.Lock()
-		p.text.WriteString(delta)
-		s.mu.Unlock()
 		s.publish(event.TextDelta{Message: msgID, Text: delta})
 		if journaled {
 			journaled = s.w.Delta(msgID, delta) == nil
@@ -158,9 +151,6 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	if resp.Model == "" {
 		resp.Model = req.Model
 	}
-	s.mu.Lock()
-	s.partial = nil
-	s.mu.Unlock()
 	if err != nil && ctx.Err() == nil && llm.IsRetryable(err) {
 		s.publish(event.MessageDiscard{Message: msgID})
 	}
