@@ -17,6 +17,7 @@ import (
 	"myco/profiles"
 	"myco/server/live"
 	"myco/session"
+	"myco/web"
 )
 
 // Options are what a Server is built from. Sessions, Images and Token are
@@ -93,7 +94,8 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
-		OwnerURL: s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
+		RenderPanel: func(d *session.Document) (string, error) { return web.RenderPanel(d, false) },
+		OwnerURL:    s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
 		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
 		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,

@@ -36,6 +36,9 @@ type Options struct {
 	Models Models
 	Events Publisher
 	Render Renderer
+	// RenderPanel renders the session page's side panel, editable, for
+	// the panel event; nil: no panel events.
+	RenderPanel func(*session.Document) (string, error)
 	// OwnerURL is this server's URL, written into lock files as a hint.
 	OwnerURL string
 	// DefaultCwd is where a session without a recorded folder runs commands.

@@ -3,7 +3,6 @@ package live
 import (
 	"myco/server/event"
 	"myco/session"
-	"myco/web"
 )
 
 // publishPanel tells the tabs of the side panel as it stands, rendered as
@@ -11,9 +10,12 @@ import (
 // tab shows without a reload. A live session is this process's to change,
 // so the panel is editable.
 func (s *Session) publishPanel() {
+	if s.m.opts.RenderPanel == nil {
+		return
+	}
 	var html string
 	var err error
-	s.w.View(func(d *session.Document) { html, err = web.RenderPanel(d, false) })
+	s.w.View(func(d *session.Document) { html, err = s.m.opts.RenderPanel(d) })
 	if err != nil {
 		s.m.log.Warn("render panel failed", "session", s.id, "err", err)
 		return
