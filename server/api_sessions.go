@@ -185,8 +185,8 @@ func (s *Server) patchSession(c echo.Context) error {
 		}
 		d.UpdatedAt = s.opts.Now().UTC()
 		// Told before the file changes, so the watcher never sees the new
-		// title as news and tells the tabs twice.
-		s.told.setTitle(d.ID, d.Title)
+		// title or time as news and tells the tabs twice.
+		s.told.setOwn(d.ID, d.Title, d.UpdatedAt)
 		return nil
 	}
 	sum, err := s.updateSession(c.Param("id"), change)

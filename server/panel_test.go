@@ -121,3 +121,33 @@ func TestPanelEventFromAnotherProcess(t *testing.T) {
 		}
 	}
 }
+
+// A PATCH of a session that is not open here tells the panel once: the
+// watcher, looking at the file it wrote, does not take it for news.
+func TestPanelOncePerPatch(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("Once")
+	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	wantStatus(t, resp, http.StatusOK)
+	events := make(chan sseEvent, 64)
+	go readEvents(t, resp.Body, events)
+	nextEvent(t, events, "snapshot")
+	wantStatus(t, ts.do("PATCH", "/api/sessions/"+s.ID, strings.NewReader(`{"scratchpad":"first-note"}`)), http.StatusOK)
+	// Give the watcher (every 50 ms here) several looks at the new file,
+	// then a second PATCH marks the end of what the first one caused.
+	time.Sleep(400 * time.Millisecond)
+	wantStatus(t, ts.do("PATCH", "/api/sessions/"+s.ID, strings.NewReader(`{"scratchpad":"second-note"}`)), http.StatusOK)
+	first := 0
+	for {
+		ev := nextEvent(t, events, "panel")
+		if strings.Contains(ev.data, "second-note") {
+			break
+		}
+		if strings.Contains(ev.data, "first-note") {
+			first++
+		}
+	}
+	if first != 1 {
+		t.Errorf("the first PATCH told the panel %d times, want once", first)
+	}
+}

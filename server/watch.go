@@ -30,11 +30,13 @@ func (t *told) set(id string, w watched) {
 	t.state[id] = w
 }
 
-func (t *told) setTitle(id, title string) {
+// setOwn records a change this server makes itself (and tells the tabs
+// of), title and time, so the watcher does not take it for news.
+func (t *told) setOwn(id, title string, updated time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if w, ok := t.state[id]; ok {
-		w.title = title
+		w.title, w.updated = title, updated
 		t.state[id] = w
 	}
 }
