@@ -347,12 +347,17 @@ func (h *Hub) all() []*publisher {
 	return ps
 }
 
-// ids lists the sessions that have a publisher.
+// ids lists the sessions some tab streams now: the only ones whose files
+// the watcher looks at (a publisher stays after its last tab goes).
 func (h *Hub) ids() []string {
-	ps := h.all()
-	ids := make([]string, len(ps))
-	for i, p := range ps {
-		ids[i] = p.id
+	var ids []string
+	for _, p := range h.all() {
+		p.mu.Lock()
+		watched := len(p.subs) > 0
+		p.mu.Unlock()
+		if watched {
+			ids = append(ids, p.id)
+		}
 	}
 	return ids
 }
