@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -96,20 +95,14 @@ func (s *Server) createSession(c echo.Context) error {
 // ("~/" counts, from home), an existing folder, and not denied by the
 // rules the file tools follow (settings denied_paths, the profile folder).
 func (s *Server) checkCwd(typed string) (string, error) {
-	p := strings.TrimSpace(typed)
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("%w: folder %s: no home folder to expand ~ in: %v", errBadInput, p, err)
-		}
-		p = filepath.Join(home, p[1:])
-	}
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%w: folder %q is relative: give an absolute path (or one starting with ~/)", errBadInput, typed)
-	}
-	p = filepath.Clean(p)
+	// No folder to be relative to: a relative path is refused, "~/" is
+	// taken from home, as the file tools take paths.
 	home, _ := os.UserHomeDir()
-	_, err := tools.NewDenied(s.opts.Settings.DeniedPaths, home, s.opts.ProfileDir).Resolve(p)
+	p, err := tools.AbsPath("", home, strings.TrimSpace(typed))
+	if err != nil {
+		return "", fmt.Errorf("%w: folder %w", errBadInput, err)
+	}
+	_, err = tools.NewDenied(s.opts.Settings.DeniedPaths, home, s.opts.ProfileDir).Resolve(p)
 	if de := (*tools.DeniedError)(nil); errors.As(err, &de) {
 		via := ""
 		if de.Real != "" && de.Real != de.Path {
@@ -122,7 +115,7 @@ func (s *Server) checkCwd(typed string) (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("%w: folder %s does not exist", errBadInput, p)
 	case err != nil:
-		return "", fmt.Errorf("%w: folder %s cannot be used: %v", errBadInput, p, err)
+		return "", fmt.Errorf("%w: folder %s cannot be used: %w", errBadInput, p, err)
 	case !fi.IsDir():
 		return "", fmt.Errorf("%w: %s is a file, not a folder", errBadInput, p)
 	}

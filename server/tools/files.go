@@ -171,7 +171,7 @@ func AbsPath(cwd, home, p string) (string, error) {
 		p = filepath.Join(home, p[1:])
 	case !filepath.IsAbs(p):
 		if cwd == "" {
-			return "", fail(ErrFileInput, "%s is relative and the session has no folder: give an absolute path", p)
+			return "", fail(ErrFileInput, "%q is relative, and there is no folder to take it from: give an absolute path (or one starting with ~/)", p)
 		}
 		p = filepath.Join(cwd, p)
 	}
