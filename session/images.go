@@ -726,16 +726,12 @@ func (s *Store) ImageUsers(progress func(done, total int)) (map[string][]string,
 		case err != nil:
 			return nil, nil, err
 		default:
-			doc.ImageRefs(func(sha string) {
-				if ids := users[sha]; len(ids) == 0 || ids[len(ids)-1] != d.id {
-					users[sha] = append(ids, d.id)
-				}
-			})
+			doc.ImageRefs(func(sha string) { users[sha] = append(users[sha], d.id) })
 		}
 	}
 	progress(len(docs), len(docs))
-	// A session caught between the two folders by an archive cut short is
-	// read twice; it is still one user.
+	// A session that names an image many times, or is read twice (caught
+	// between the folders by an archive cut short), is one user.
 	for sha, ids := range users {
 		slices.Sort(ids)
 		users[sha] = slices.Compact(ids)

@@ -89,3 +89,35 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterSkips: the prefilter really leaves out a document that
+// cannot hold the query (else every search decodes everything), and keeps
+// one whose word is only in its journal.
+func TestPrefilterSkips(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.Create(NewSession{Title: "Prefilter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.OpenWriter(doc.ID, Owner{PID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Append(Message{ID: "m", Role: "user", Content: []Block{{Type: BlockText, Text: "the quokka"}}}); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := s.searchOrder()
+	if err != nil || len(sums) != 1 {
+		t.Fatalf("searchOrder = %v, %v", sums, err)
+	}
+	if got := s.prefilter(sums, newMatcher("zanzibar")); got[0] {
+		t.Error("a document without the word was not skipped")
+	}
+	if got := s.prefilter(sums, newMatcher("Quokka")); !got[0] {
+		t.Error("a document whose journal holds the word was skipped")
+	}
+}

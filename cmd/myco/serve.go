@@ -139,6 +139,9 @@ func recoverJournals(e env, st *stores) {
 	if len(rep.Recovered) > 0 {
 		fmt.Fprintf(e.stderr, "myco: recovered %d sessions that were open when myco last stopped\n", len(rep.Recovered))
 	}
+	for _, le := range rep.Locked {
+		fmt.Fprintf(e.stderr, "myco: not recovered, its holder folds it: %v\n", le)
+	}
 	for _, err := range rep.Damaged {
 		fmt.Fprintf(e.stderr, "myco: left as it is: %v\n", err)
 	}
