@@ -384,39 +384,10 @@ func renderSummary(threads []session.Thread, owner int) string {
 // starts from nothing.
 func contextInfo(doc *session.Document, limits ContextInfo) ContextInfo {
 	limits.Used = 0
-	if len(doc.Threads) == 0 {
-		return limits
-	}
-	t := doc.Threads[len(doc.Threads)-1]
-	own := t.Messages[min(t.Carried, len(t.Messages)):]
-	for i := len(own) - 1; i >= 0; i-- {
-		if u := own[i].Usage; u != nil {
-			limits.Used = u.Context()
-			return limits
-		}
-	}
-	if t.CompactedFrom != nil || t.Summary != "" {
-		limits.Used = estimateThread(t)
+	if len(doc.Threads) > 0 {
+		limits.Used, _ = doc.Threads[len(doc.Threads)-1].Context()
 	}
 	return limits
-}
-
-// estimateThread guesses a thread's size at four characters a token, as
-// the live session estimates it (server/live/compact.go); images count
-// 1,500 each.
-func estimateThread(t session.Thread) int {
-	n := len(t.Summary) / 4
-	for _, m := range t.Messages {
-		n += 4
-		for _, b := range m.Content {
-			if b.Type == session.BlockImage {
-				n += 1500
-				continue
-			}
-			n += (len(b.Text) + len(b.Input) + len(b.Content)) / 4
-		}
-	}
-	return n
 }
 
 // Level is the gauge's colour: "warn" from 70% of the threshold, "full"

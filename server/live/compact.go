@@ -204,15 +204,9 @@ func (s *Session) threshold() int {
 // estimateContext guesses the size of the latest thread as the next call
 // will send it.
 func (s *Session) estimateContext() int {
-	n := estimateText(systemPrompt)
-	s.w.View(func(d *session.Document) {
-		t := d.Threads[len(d.Threads)-1]
-		n += estimateText(t.Summary)
-		for _, m := range seen(t.Messages) {
-			n += estimateTokens(m)
-		}
-	})
-	return n
+	var n int
+	s.w.View(func(d *session.Document) { n = d.Threads[len(d.Threads)-1].Estimate() })
+	return n + session.EstimateText(systemPrompt)
 }
 
 // carryBudget is how many tokens of recent messages a successor carries:
@@ -232,7 +226,7 @@ func carryBudget(threshold int) int {
 func recentContext(msgs []session.Message, budget int) []session.Message {
 	start, used := len(msgs), 0
 	for i := len(msgs) - 1; i >= 0; i-- {
-		cost := estimateTokens(msgs[i])
+		cost := session.EstimateTokens(msgs[i])
 		if start < len(msgs) && used+cost > budget {
 			break
 		}
@@ -253,22 +247,3 @@ func hasToolResults(m session.Message) bool {
 	}
 	return false
 }
-
-// imageTokens is what an image is assumed to cost, without reading it.
-const imageTokens = 1500
-
-func estimateTokens(m session.Message) int {
-	n := 4
-	for _, b := range m.Content {
-		switch b.Type {
-		case session.BlockImage:
-			n += imageTokens
-		default:
-			n += estimateText(b.Text) + (len(b.Input)+len(b.Content))/4
-		}
-	}
-	return n
-}
-
-// estimateText is the usual four characters a token.
-func estimateText(s string) int { return len(s) / 4 }

@@ -35,23 +35,14 @@ func (s *Session) contextView() ContextView {
 // an estimate of what the next call will send, when there is anything to
 // send. Only the writer's view is taken, so s.mu may be held.
 func (s *Session) documentContext() int {
-	used, estimate := 0, false
+	used, estimated := 0, false
 	s.w.View(func(d *session.Document) {
-		if len(d.Threads) == 0 {
-			return
+		if len(d.Threads) > 0 {
+			used, estimated = d.Threads[len(d.Threads)-1].Context()
 		}
-		t := d.Threads[len(d.Threads)-1]
-		own := t.Messages[min(t.Carried, len(t.Messages)):]
-		for i := len(own) - 1; i >= 0; i-- {
-			if u := own[i].Usage; u != nil {
-				used = u.Context()
-				return
-			}
-		}
-		estimate = t.Summary != "" || len(t.Messages) > 0
 	})
-	if used == 0 && estimate {
-		used = s.estimateContext()
+	if estimated {
+		used += session.EstimateText(systemPrompt)
 	}
 	return used
 }
