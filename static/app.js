@@ -13,6 +13,7 @@
 // chat.js; the new-session dialog in newsession.js.
 
 import { initChat } from './chat.js';
+import { api, fetchFragment } from './http.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
@@ -26,40 +27,6 @@ export function fragment(html) {
   const t = document.createElement('template');
   t.innerHTML = html;
   return t.content;
-}
-
-async function fetchFragment(url, signal) {
-  const res = await fetch(url, {
-    credentials: 'same-origin',
-    headers: { Accept: 'text/html' },
-    signal,
-  });
-  if (!res.ok) throw new Error(await errorText(res));
-  return fragment(await res.text());
-}
-
-async function postJSON(url) {
-  const res = await fetch(url, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: '{}',
-  });
-  if (!res.ok) throw new Error(await errorText(res));
-}
-
-// errorText is what a failed response says: the API's {"error": "..."},
-// else its status.
-async function errorText(res) {
-  if ((res.headers.get('Content-Type') || '').includes('application/json')) {
-    try {
-      const data = await res.json();
-      if (data && typeof data.error === 'string' && data.error) return data.error;
-    } catch {
-      // not JSON after all: fall back to the status
-    }
-  }
-  return `${res.status} ${res.statusText}`.trim();
 }
 
 const isAbort = (err) => err instanceof DOMException && err.name === 'AbortError';
@@ -272,7 +239,7 @@ async function loadMore(el) {
 async function archiveOrRestore(el, verb) {
   setBusy(el, true);
   try {
-    await postJSON(el.dataset.url);
+    await api('POST', el.dataset.url);
   } catch (err) {
     setBusy(el, false);
     showError(`Could not ${verb} the session: ${err.message}`);
@@ -288,7 +255,7 @@ async function archiveOrRestore(el, verb) {
   if (verb === 'archive' && row && place.list) {
     setBusy(el, false);
     offerUndo('Archived', async () => {
-      await postJSON(el.dataset.url.replace(/\/archive$/, '/restore'));
+      await api('POST', el.dataset.url.replace(/\/archive$/, '/restore'));
       place.list.querySelector(':scope > .empty')?.remove();
       place.list.insertBefore(row, place.next?.isConnected ? place.next : null);
       row.querySelector('a')?.focus();

@@ -14,6 +14,7 @@
 // comes from the server (message.end), already sanitized, and is parsed
 // through a <template>.
 
+import { APIError, answer, api, fetchFragment } from './http.js';
 import { stream, fragment, showError, setTitle } from './app.js';
 import { EV } from './events.js';
 import { initPanel } from './panel.js';
@@ -21,47 +22,6 @@ import { initPanel } from './panel.js';
 const body = document.body;
 
 // --- HTTP ---------------------------------------------------------------------
-
-// APIError is a failed API request: its status, the server's message and
-// the whole JSON body (a 409 for a lock carries pid and url).
-class APIError extends Error {
-  constructor(status, message, data) {
-    super(message);
-    this.status = status;
-    this.data = data || {};
-  }
-}
-
-async function api(method, url, data, { signal } = {}) {
-  const init = {
-    method,
-    credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
-    signal,
-  };
-  if (method !== 'GET') {
-    init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(data ?? {});
-  }
-  return answer(await fetch(url, init));
-}
-
-async function answer(res) {
-  const text = await res.text();
-  let data = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      // not JSON: the status says enough
-    }
-  }
-  if (!res.ok) {
-    const msg = data && typeof data.error === 'string' && data.error ? data.error : `${res.status} ${res.statusText}`.trim();
-    throw new APIError(res.status, msg, data);
-  }
-  return data;
-}
 
 const isAbort = (err) => err instanceof DOMException && err.name === 'AbortError';
 
@@ -878,9 +838,7 @@ async function resync(snap) {
   let frag;
   try {
     const url = `/s/${encodeURIComponent(body.dataset.sessionId)}/messages?thread=${encodeURIComponent(thread)}&before=-1`;
-    const res = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
-    if (!res.ok) return;
-    frag = fragment(await res.text());
+    frag = await fetchFragment(url);
   } catch {
     return;
   }

@@ -9,7 +9,8 @@
 //   [data-action="new-session"]            opens it (app.js's click actions)
 //   form[data-new-session-form] [data-folder] [data-close-dialog]
 
-import { fragment, showError } from './app.js';
+import { showError } from './app.js';
+import { fetchFragment, api } from './http.js';
 
 const dialog = () => document.querySelector('[data-new-session-dialog]');
 
@@ -29,9 +30,7 @@ export async function openNewSession() {
   if (!d || d.open || opening) return;
   opening = true;
   try {
-    const res = await fetch(d.dataset.url, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
-    if (!res.ok) throw new Error(`${res.status} ${res.statusText}`.trim());
-    d.replaceChildren(fragment(await res.text()));
+    d.replaceChildren(await fetchFragment(d.dataset.url));
   } catch (err) {
     showError(`Could not open the new-session form: ${err.message}`);
     return;
@@ -53,18 +52,6 @@ function showFormError(form, text) {
   else cwd.removeAttribute('aria-invalid');
 }
 
-// errorText is the API's {"error": "..."} without the "bad input: " its
-// sentinel adds, else the status.
-async function errorText(res) {
-  try {
-    const data = await res.json();
-    if (data && typeof data.error === 'string' && data.error) return data.error.replace(/^bad input: /, '');
-  } catch {
-    // not JSON: the status says it
-  }
-  return `${res.status} ${res.statusText}`.trim();
-}
-
 async function create(form) {
   const submit = form.querySelector('[type="submit"]');
   const title = form.querySelector('[name="title"]').value.trim();
@@ -73,17 +60,11 @@ async function create(form) {
   submit.disabled = true;
   form.setAttribute('aria-busy', 'true');
   try {
-    const res = await fetch('/api/sessions', {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(await errorText(res));
-    const sum = await res.json();
+    const sum = await api('POST', '/api/sessions', body);
     location.assign(`/s/${encodeURIComponent(sum.id)}`);
   } catch (err) {
-    showFormError(form, err.message);
+    // The server's reason, without the "bad input: " its sentinel adds.
+    showFormError(form, err.message.replace(/^bad input: /, ''));
     form.querySelector('[name="cwd"]').focus();
     submit.disabled = false;
     form.removeAttribute('aria-busy');

@@ -3,6 +3,7 @@
 // scratchpad are edited in place through PATCH /api/sessions/{id}. Other
 // tabs hear of an edit through the same event.
 import { fragment, showError } from './app.js';
+import { api } from './http.js';
 import { EV } from './events.js';
 
 let afterSwap = () => {};
@@ -50,17 +51,7 @@ function linksOnPage() {
 
 async function patch(url, change) {
   try {
-    const r = await fetch(url, {
-      method: 'PATCH',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(change),
-      credentials: 'same-origin',
-    });
-    if (!r.ok) {
-      const body = await r.json().catch(() => ({}));
-      showError(`Could not save: ${body.error || r.statusText}`);
-      return false;
-    }
+    await api('PATCH', url, change);
     return true;
   } catch (err) {
     showError(`Could not save: ${err.message}`);
