@@ -28,8 +28,11 @@ import (
 //	        → pump (one per tab: snapshot first, then the queue)
 //	        → r3labs stream "<session>/<n>" → the tab's connection
 //
-// A tab subscribes and takes its snapshot's sequence number in one step,
-// so it gets exactly the events after its snapshot. Nothing is replayed:
+// A tab subscribes and takes its snapshot's sequence number and the
+// streaming text in one step, so no text reaches it twice; the rest of
+// the snapshot is read just after, so a state event published meanwhile
+// may be in it and come too (applying it again changes nothing). Nothing
+// is replayed:
 // the session document is the record.
 type Hub struct {
 	snapshot func(id string) (event.Snapshot, error)
