@@ -74,6 +74,7 @@ func scanSummary(r io.Reader, path, wantID string) (Summary, error) {
 	}
 	sum := d.Summarize()
 	sum.Threads, sum.Messages = d.Threads.threads, d.Threads.messages
+	sum.Failed = d.Threads.last == answerFailed
 	return sum, nil
 }
 
@@ -85,7 +86,21 @@ type summaryDoc struct {
 	Threads threadCounter `json:"threads"`
 }
 
-type threadCounter struct{ threads, messages int }
+// threadCounter counts threads and messages, and keeps how the latest
+// answer ended (Summary.Failed, as Document.LastAnswerFailed says it).
+type threadCounter struct {
+	threads, messages int
+	last              answerState
+}
+
+// answerState is how the latest answer seen so far ended.
+type answerState int
+
+const (
+	noAnswer answerState = iota
+	answerOK
+	answerFailed
+)
 
 func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return decodeArray(dec, func() error {
@@ -95,18 +110,31 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		}
 		err := json.UnmarshalDecode(dec, &t)
 		c.threads++
-		c.messages += int(t.Messages)
+		c.messages += t.Messages.n
+		if t.Messages.last != noAnswer {
+			c.last = t.Messages.last
+		}
 		return err
 	})
 }
 
-type messageCounter int
+type messageCounter struct {
+	n    int
+	last answerState
+}
 
-func (n *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return decodeArray(dec, func() error {
 		var m Message
-		*n++
-		return json.UnmarshalDecode(dec, &m)
+		mc.n++
+		err := json.UnmarshalDecode(dec, &m)
+		if answer(&m) {
+			mc.last = answerOK
+			if m.Error != nil {
+				mc.last = answerFailed
+			}
+		}
+		return err
 	})
 }
 

@@ -243,7 +243,10 @@ type Summary struct {
 	Archived  bool      `json:"archived"`
 	Messages  int       `json:"messages"`
 	Threads   int       `json:"threads"`
-	Damaged   string    `json:"damaged,omitempty"`
+	// Failed: the latest answer failed and its error is saved
+	// (Message.Error); a listing shows the session as failed.
+	Failed  bool   `json:"failed,omitempty"`
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Summarize returns the listing view of d.
@@ -251,6 +254,25 @@ func (d *Document) Summarize() Summary {
 	return Summary{
 		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
-		Messages: d.MessageCount(), Threads: len(d.Threads),
+		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
 	}
 }
+
+// LastAnswerFailed reports whether the latest answer (an assistant message
+// no retry replaced) failed with a saved error. It reads from the end: the
+// latest answer is near it.
+func (d *Document) LastAnswerFailed() bool {
+	for i := len(d.Threads) - 1; i >= 0; i-- {
+		msgs := d.Threads[i].Messages
+		for j := len(msgs) - 1; j >= 0; j-- {
+			if answer(&msgs[j]) {
+				return msgs[j].Error != nil
+			}
+		}
+	}
+	return false
+}
+
+// answer reports whether m is an answer that counts: an assistant message
+// no retry replaced.
+func answer(m *Message) bool { return m.Role == "assistant" && m.ReplacedBy == "" }

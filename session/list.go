@@ -25,6 +25,9 @@ import (
 type listCache struct {
 	mu      sync.Mutex
 	gen     uint64 // bumped by every change of what a listing returns
+	// changed is closed by the next bump: a watcher of the listing waits
+	// on it instead of polling for this store's own changes.
+	changed chan struct{}
 	folders map[string]*folder
 	views   [2]*listView // by ListOptions.Archived; nil until built
 }
@@ -102,7 +105,24 @@ const folderTTL = 10 * time.Second
 const recentWindow = 2 * time.Second
 
 func newListCache() *listCache {
-	return &listCache{folders: map[string]*folder{}}
+	return &listCache{folders: map[string]*folder{}, changed: make(chan struct{})}
+}
+
+// bump marks a change of what a listing returns; c.mu is held.
+func (c *listCache) bump() {
+	c.gen++
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// ListChanged returns a channel closed at the next change this store makes
+// or finds to what List returns: a write, a move, a file read or a scan
+// that found another process's change. Changes by other processes are
+// found only by listing, so a watcher still lists from time to time.
+func (s *Store) ListChanged() <-chan struct{} {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	return s.cache.changed
 }
 
 // folder returns dir's entry, made empty if absent; c.mu is held.
@@ -144,7 +164,7 @@ func (s *Store) noteWritten(dir string, doc *Document, info fs.FileInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
-	c.gen++
+	c.bump()
 	e.seq = c.gen
 	f.files[doc.ID] = e
 	f.noted++
@@ -165,7 +185,7 @@ func (s *Store) noteRead(dir string, doc *Document, info fs.FileInfo) {
 	f := c.folder(dir)
 	switch cur, ok := f.files[doc.ID]; {
 	case !ok:
-		c.gen++
+		c.bump()
 		e.seq = c.gen
 		f.files[doc.ID] = e
 	case sameFile(cur.info, info) && !cur.loaded:
@@ -207,7 +227,7 @@ func (s *Store) noteChanged(dir string, doc *Document) {
 	}
 	e := newEntry(cur.info, sum, now)
 	e.recent, e.loaded, e.ahead = cur.recent, cur.loaded, true
-	c.gen++
+	c.bump()
 	e.seq = c.gen
 	f.files[doc.ID] = e
 	f.lastNote = c.gen
@@ -221,7 +241,7 @@ func (s *Store) noteMoved(id, from, to string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	src, dst := c.folder(from), c.folder(to)
-	c.gen++
+	c.bump()
 	for _, f := range []*folder{src, dst} {
 		f.noted++
 		f.lastNote = c.gen
@@ -246,7 +266,7 @@ func (c *listCache) observe(dir, id string, e *fileEntry, since uint64) {
 	if f.lastNote > since || f.files[id] == e {
 		return
 	}
-	c.gen++
+	c.bump()
 	f.files[id] = e
 }
 
@@ -349,7 +369,7 @@ func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.File
 	f.files, f.info, f.at, f.infoNoted = files, info, at, noted
 	f.recent = at.Sub(info.ModTime()) < recentWindow
 	if changed {
-		c.gen++
+		c.bump()
 	}
 }
 
