@@ -206,8 +206,14 @@ func newPolicy() *bluemonday.Policy {
 // RenderMarkdown renders markdown (GFM, highlighted code) to sanitized HTML,
 // the only HTML a component may pass through templ.Raw.
 func RenderMarkdown(src string) string {
+	return renderMarkdown(src)
+}
+
+// renderMarkdown is RenderMarkdown with parse options: a StreamRenderer
+// passes the link definitions of the blocks it rendered before.
+func renderMarkdown(src string, opts ...parser.ParseOption) string {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := markdown.Convert([]byte(src), &buf, opts...); err != nil {
 		// Goldmark fails only when writing fails, which a buffer does not;
 		// should it ever, the text is still shown, escaped.
 		return "<pre>" + html.EscapeString(src) + "</pre>"

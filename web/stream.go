@@ -1,0 +1,136 @@
+package web
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// StreamRenderer renders an answer while it streams, block by block,
+// through the same goldmark, bluemonday and chroma path as RenderMarkdown,
+// so the sanitizer sees everything the tab shows.
+//
+// Only complete top-level blocks are rendered: a block is complete once a
+// later complete line has started another top-level block, since nothing
+// written after that can change it (a paragraph can still become a setext
+// heading or a table header, a list can still grow, a fence is open until
+// it closes — all of those are the last block). The last block, and any
+// line not yet ended, is the tail, which the tab shows as plain text. An
+// ATX or setext heading and a thematic break are complete as soon as their
+// line ends. Link definitions carry over from one rendered stretch to the
+// next; the one thing rendered differently from the final message is a
+// definition written after the link that uses it: the link shows as text
+// until message.end replaces the whole message with its final rendering.
+//
+// Each completed stretch is rendered once, and each check parses only what
+// is not rendered yet, so the cost grows with the answer, not with its
+// square. Checks run only when a delta ends a line: a top-level block can
+// only begin on a new line, so a delta without a newline cannot complete
+// one. That bounds the work by the number of lines rather than by a timer,
+// and needs no goroutine to flush a block that completed just before a
+// pause.
+type StreamRenderer struct {
+	refs    []parser.Reference // link definitions in the rendered part
+	src     []byte
+	done    int // bytes of src already rendered
+	doneU16 int // the same length in UTF-16 code units, as the tab counts
+}
+
+// NewStreamRenderer returns a renderer for one streaming answer.
+func NewStreamRenderer() *StreamRenderer { return &StreamRenderer{} }
+
+// Write appends delta to the answer. When that completes one or more
+// top-level blocks it returns their sanitized HTML and true; Upto then
+// says where the tail now starts. A block of only link definitions
+// renders to "" and still returns true: the tail moved.
+func (r *StreamRenderer) Write(delta string) (string, bool) {
+	r.src = append(r.src, delta...)
+	if delta == "" || bytes.IndexByte([]byte(delta), '\n') < 0 {
+		return "", false
+	}
+	// Only ended lines: a line still being written can look like a block
+	// start that its next characters undo ("#" before "#tag").
+	end := bytes.LastIndexByte(r.src, '\n') + 1
+	cut := completePrefix(r.src[r.done:end])
+	if cut == 0 {
+		return "", false
+	}
+	chunk := r.src[r.done : r.done+cut]
+	r.done += cut
+	r.doneU16 += utf16Len(chunk)
+	return r.render(chunk), true
+}
+
+// render renders chunk knowing the link definitions of the chunks before
+// it, as a rendering of the whole answer would; it adds chunk's own.
+func (r *StreamRenderer) render(chunk []byte) string {
+	pc := parser.NewContext()
+	for _, ref := range r.refs {
+		pc.AddReference(ref)
+	}
+	html := renderMarkdown(string(chunk), parser.WithContext(pc))
+	r.refs = pc.References()
+	return html
+}
+
+// Upto is the length of the rendered part of the answer in UTF-16 code
+// units: the tab, whose strings are UTF-16, cuts its raw text there.
+func (r *StreamRenderer) Upto() int { return r.doneU16 }
+
+// Rendered is the length of the rendered part of the answer in bytes.
+func (r *StreamRenderer) Rendered() int { return r.done }
+
+// Tail is the text not rendered yet.
+func (r *StreamRenderer) Tail() string { return string(r.src[r.done:]) }
+
+// completePrefix is the length of the complete top-level blocks at the
+// start of src (whole lines): everything before the line where the last
+// top-level block begins, or 0 when there is one block or none.
+func completePrefix(src []byte) int {
+	doc := markdown.Parser().Parse(text.NewReader(src))
+	last := doc.LastChild()
+	if last == nil {
+		return 0
+	}
+	if oneLine(last) {
+		// Nothing after an ended heading or rule line can change it.
+		return len(src)
+	}
+	if last == doc.FirstChild() {
+		return 0
+	}
+	pos := last.Pos()
+	if pos <= 0 || pos > len(src) {
+		return 0 // no position: keep it all in the tail
+	}
+	return bytes.LastIndexByte(src[:pos], '\n') + 1
+}
+
+// oneLine reports whether n is a block that ends with its line: an ATX
+// or setext heading, or a thematic break.
+func oneLine(n ast.Node) bool {
+	switch n.Kind() {
+	case ast.KindHeading, ast.KindThematicBreak:
+		return true
+	}
+	return false
+}
+
+// utf16Len is the length of b in UTF-16 code units; an invalid byte
+// counts one, as it becomes one U+FFFD in the JSON the tab reads.
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
