@@ -9,11 +9,13 @@
 //
 // HTML fragments come from the server, already sanitized, and are parsed
 // through a <template>; text that arrives as JSON only ever goes in through
-// textContent. The chat of a session page (composer, live turn) is in
-// chat.js; the new-session dialog in newsession.js.
+// textContent. The chat of a session page (composer, live turn) starts in
+// chat.js, which names the modules it is made of; the new-session dialog
+// is in newsession.js.
 
 import { initChat } from './chat.js';
 import { api, fetchFragment } from './http.js';
+import { isAbort, isTyping, parseData } from './dom.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
@@ -28,8 +30,6 @@ export function fragment(html) {
   t.innerHTML = html;
   return t.content;
 }
-
-const isAbort = (err) => err instanceof DOMException && err.name === 'AbortError';
 
 // --- Alerts -----------------------------------------------------------------
 
@@ -383,14 +383,6 @@ export function setTitle(title) {
   document.title = text;
 }
 
-function parseData(e) {
-  try {
-    return JSON.parse(e.data);
-  } catch {
-    return null;
-  }
-}
-
 function initStream() {
   const url = body.dataset.events;
   if (body.dataset.page !== 'session' || !url || body.dataset.archived === 'true') return;
@@ -411,10 +403,6 @@ function initStream() {
 }
 
 // --- Keyboard ---------------------------------------------------------------
-
-function isTyping(el) {
-  return el instanceof HTMLElement && (el.isContentEditable || el.matches('input, textarea, select'));
-}
 
 // moveRow moves focus to the next (1) or previous (-1) session in the list.
 function moveRow(step) {

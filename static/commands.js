@@ -1,0 +1,311 @@
+// Slash commands typed in the composer ("/model", "/resume ID", …): the
+// list that completes them as they are typed, running them, and the
+// panels two of them open (the help, the list of models). The commands
+// and their help are read from the help panel the server renders.
+//
+//   [data-composer] [data-command-help] [data-command][data-args] > dd
+//   [data-composer] #command-list                  the completion list
+//   [data-composer] [data-model-list]              the list of models
+//   [data-composer] .composer-panel [data-close-panel]
+//   [data-composer][data-retry-url][data-session-url]
+
+import { APIError, api } from './http.js';
+import { setTitle, showError } from './app.js';
+import { button, el } from './dom.js';
+import { keepBottom } from './scroll.js';
+import { stopTurn } from './status.js';
+import { currentModel, setModel } from './usage.js';
+import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
+
+// --- Slash commands -----------------------------------------------------------
+
+// commands are read from the help panel the server renders.
+let commands = [];
+
+// initCommands reads the commands and lets a panel's × close it.
+export function initCommands(root) {
+  commands = readCommands();
+  root.addEventListener('click', (e) => {
+    if (e.target.closest('[data-close-panel]')) {
+      closePanels();
+      input.focus();
+    }
+  });
+}
+
+function readCommands() {
+  return [...composer.querySelectorAll('[data-command-help] [data-command]')].map((c) => ({
+    name: c.dataset.command,
+    args: c.dataset.args || '',
+    // "[NAME]": the command also runs without it.
+    optional: (c.dataset.args || '').startsWith('['),
+    help: c.querySelector('dd')?.textContent || '',
+  }));
+}
+
+// parseCommand reads "/name arg" from the composer; null when the text is
+// a message ("//x" is a message starting with "/x", and so is a path like
+// "/etc/hosts …").
+export function parseCommand(raw) {
+  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(raw.trim());
+  if (!m) return null;
+  return { name: m[1].toLowerCase(), arg: (m[2] || '').trim() };
+}
+
+// runCommand runs a parsed command; the composer is emptied unless it
+// failed or says to keep the text (false).
+export async function runCommand({ name, arg }) {
+  const run = commandActions[name];
+  if (!run) {
+    showError(`There is no command /${name}. /help lists them; start with // to send a message that begins with /.`);
+    return;
+  }
+  setSending(true);
+  try {
+    if ((await run(arg)) !== false) clearComposer();
+  } catch (err) {
+    if (err instanceof APIError && err.status === 409 && err.data.pid) showError(lockedText(err.data), err.data.url);
+    else showError(`/${name} failed: ${err.message}`);
+  } finally {
+    setSending(false);
+  }
+}
+
+function openSession(id) {
+  location.assign(`/s/${encodeURIComponent(id)}`);
+}
+
+async function findSession(prefix) {
+  const matches = async (archived) => {
+    const q = new URLSearchParams({ q: prefix });
+    if (archived) q.set('archived', '1');
+    const list = await api('GET', `/api/sessions?${q}`);
+    return (Array.isArray(list) ? list : []).filter((s) => typeof s?.id === 'string' && s.id.startsWith(prefix));
+  };
+  let found = await matches(false);
+  if (found.length === 0) found = await matches(true);
+  const exact = found.find((s) => s.id === prefix);
+  if (exact) return exact.id;
+  if (found.length === 1) return found[0].id;
+  if (found.length === 0) throw new Error(`no session ID starts with “${prefix}”`);
+  throw new Error(`“${prefix}” is ambiguous: ${found.length} sessions start with it; type more of the ID`);
+}
+
+async function patchSession(change) {
+  return api('PATCH', urls.session, change);
+}
+
+async function chooseModel(name) {
+  const h = await patchSession({ model: name });
+  setModel(typeof h?.model === 'string' ? h.model : name);
+  note(`Model: ${currentModel() || 'default'}`);
+}
+
+function modelName(m) {
+  if (typeof m === 'string') return m;
+  return m?.name || m?.id || m?.model || '';
+}
+
+async function listModels() {
+  const data = await api('GET', '/api/models');
+  const panel = composer.querySelector('[data-model-list]');
+  const head = el('div', 'panel-head');
+  head.append(el('h2', '', 'Models'));
+  const close = button('×', 'panel-close');
+  close.dataset.closePanel = '';
+  close.setAttribute('aria-label', 'Close the list of models');
+  head.append(close);
+  panel.replaceChildren(head);
+  const none = !Array.isArray(data?.models) || data.models.length === 0;
+  if (data?.configured === false || (none && typeof data?.help === 'string' && data.help)) {
+    panel.append(el('p', 'provider-help-text', data?.help || 'No model provider is configured.'));
+  }
+  const ul = el('ul', 'models');
+  const current = currentModel();
+  for (const m of Array.isArray(data?.models) ? data.models : []) {
+    const name = modelName(m);
+    if (!name) continue;
+    const li = el('li');
+    const b = button(name, 'model-choice');
+    b.dataset.model = name;
+    if (name === current || (!current && name === data.default)) b.setAttribute('aria-current', 'true');
+    b.addEventListener('click', async () => {
+      try {
+        await chooseModel(name);
+        closePanels();
+        input.focus();
+      } catch (err) {
+        showError(`Could not switch the model: ${err.message}`);
+      }
+    });
+    li.append(b);
+    if (name === data.default) li.append(el('span', 'model-default', 'default'));
+    ul.append(li);
+  }
+  if (ul.children.length) panel.append(ul);
+  else if (panel.children.length === 1) panel.append(el('p', 'empty', 'No models are listed.'));
+  openPanel(panel);
+}
+
+const commandActions = {
+  stop: () => stopTurn(),
+  retry: async () => {
+    await api('POST', urls.retry);
+  },
+  new: async () => {
+    const h = await api('POST', '/api/sessions', {});
+    if (!h?.id) throw new Error('the server sent no session ID');
+    clearComposer();
+    openSession(h.id);
+  },
+  resume: async (arg) => {
+    if (!arg) throw new Error('say which session: /resume ID (the start of the ID is enough)');
+    const id = await findSession(arg.split(/\s+/)[0]);
+    clearComposer();
+    openSession(id);
+  },
+  title: async (arg) => {
+    if (!arg) throw new Error('give the new title: /title Some title');
+    const h = await patchSession({ title: arg });
+    setTitle(typeof h?.title === 'string' ? h.title : arg);
+  },
+  model: async (arg) => {
+    if (arg) await chooseModel(arg);
+    else await listModels();
+  },
+  compact: async () => {
+    await api('POST', `${urls.session}/compact`);
+  },
+  help: () => {
+    const panel = composer.querySelector('[data-command-help]');
+    if (panel.hidden) openPanel(panel);
+    else closePanels();
+  },
+};
+
+// --- Panels (help, models) ----------------------------------------------------
+
+function openPanel(panel) {
+  closePanels();
+  panel.hidden = false;
+  keepBottom();
+}
+
+// closePanels hides the help and the model list; true if one was open.
+export function closePanels() {
+  let closed = false;
+  for (const p of composer.querySelectorAll('.composer-panel')) {
+    closed ||= !p.hidden;
+    p.hidden = true;
+  }
+  return closed;
+}
+
+// --- Autocomplete -------------------------------------------------------------
+
+let listed = []; // commands the open list shows
+let active = 0;
+let dismissed = ''; // the text for which Esc closed the list
+
+function commandList() {
+  return composer.querySelector('#command-list');
+}
+
+export function hideCommands() {
+  const list = commandList();
+  if (!list || list.hidden) return;
+  list.hidden = true;
+  listed = [];
+  input.setAttribute('aria-expanded', 'false');
+  input.removeAttribute('aria-activedescendant');
+}
+
+// updateCommands lists the commands that complete what is typed.
+export function updateCommands() {
+  if (input.value !== dismissed) dismissed = '';
+  const m = /^\/([a-z]*)$/i.exec(input.value);
+  if (!m || input.value === dismissed) {
+    hideCommands();
+    return;
+  }
+  const word = m[1].toLowerCase();
+  listed = commands.filter((c) => c.name.startsWith(word));
+  if (listed.length === 0 || (listed.length === 1 && listed[0].name === word && !listed[0].args)) {
+    hideCommands();
+    return;
+  }
+  active = 0;
+  const list = commandList();
+  list.replaceChildren(
+    ...listed.map((c, i) => {
+      const li = el('li', 'command-option');
+      li.id = `command-option-${c.name}`;
+      li.setAttribute('role', 'option');
+      li.dataset.command = c.name;
+      li.append(el('code', '', `/${c.name}${c.args ? ` ${c.args}` : ''}`), el('span', '', c.help));
+      li.addEventListener('mousedown', (e) => {
+        e.preventDefault(); // keep the focus in the textarea
+        active = i;
+        acceptCommand(false);
+      });
+      return li;
+    }),
+  );
+  list.hidden = false;
+  input.setAttribute('aria-expanded', 'true');
+  markActive();
+}
+
+function markActive() {
+  const options = commandList().children;
+  for (let i = 0; i < options.length; i++) options[i].setAttribute('aria-selected', i === active ? 'true' : 'false');
+  const opt = options[active];
+  if (opt) {
+    input.setAttribute('aria-activedescendant', opt.id);
+    opt.scrollIntoView({ block: 'nearest' });
+  }
+}
+
+// acceptCommand completes the highlighted command; with run, a command
+// that takes no argument runs at once.
+function acceptCommand(run) {
+  const c = listed[active];
+  if (!c) return;
+  const now = run && (!c.args || c.optional);
+  input.value = c.args && !now ? `/${c.name} ` : `/${c.name}`;
+  hideCommands();
+  saveDraft();
+  if (now) submit();
+}
+
+// onListKey handles the keys of the open command list; true when it took one.
+export function onListKey(e) {
+  if (commandList().hidden) return false;
+  switch (e.key) {
+    case 'ArrowDown':
+      active = (active + 1) % listed.length;
+      markActive();
+      return true;
+    case 'ArrowUp':
+      active = (active - 1 + listed.length) % listed.length;
+      markActive();
+      return true;
+    case 'Tab':
+      if (e.shiftKey) return false;
+      acceptCommand(false);
+      return true;
+    case 'Enter': {
+      if (e.shiftKey) return false;
+      const typed = input.value.slice(1).toLowerCase();
+      if (typed === '') return true; // a lone "/" picks nothing
+      if (listed.some((c) => c.name === typed && !c.args)) return false; // complete already: send
+      acceptCommand(true);
+      return true;
+    }
+    case 'Escape':
+      dismissed = input.value;
+      hideCommands();
+      return true;
+  }
+  return false;
+}

@@ -1,0 +1,262 @@
+// The composer of a session page: the message box (its text kept as a
+// draft across reloads), sending with Enter or the button (queued while a
+// turn runs), Esc and the Stop button, the retry button of a failed
+// answer, and the notes under the box. Images are attachments.js's, slash
+// commands commands.js's, the status chip status.js's.
+//
+//   #composer [data-composer][data-messages-url][data-stop-url][data-retry-url]
+//             [data-approvals-url][data-session-url]
+//   [data-composer-form]  [data-testid="composer-input"]  [data-testid="send-button"]
+//   [data-stop]  [data-composer-note]  [data-testid="provider-help"] [data-provider-help-text]
+//   [data-action="retry"]                  a failed answer's retry button
+
+import { APIError, api } from './http.js';
+import { showError } from './app.js';
+import { isTyping } from './dom.js';
+import { followBottom } from './scroll.js';
+import { stopTurn, turnRunning } from './status.js';
+import { queuedAnswer } from './queued.js';
+import { addUploaded, attachments, initImages } from './attachments.js';
+import { closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
+
+const body = document.body;
+
+// --- Composer -----------------------------------------------------------------
+
+// Set once by initComposer; the other modules of the chat read them.
+export let composer = null; // [data-composer]
+export let input = null; // the textarea
+export let urls = {};
+
+// note says text under the composer, for a few seconds unless persistent.
+export function note(text, persistent = false) {
+  const n = composer?.querySelector('[data-composer-note]');
+  if (!n) return;
+  n.textContent = text;
+  clearTimeout(note.timer);
+  if (text && !persistent) note.timer = setTimeout(() => { n.textContent = ''; }, 6000);
+}
+
+let writable = true;
+
+// setWritable turns the composer on or off (an archived or locked session).
+export function setWritable(on, status) {
+  if (!composer || on === writable) return;
+  writable = on;
+  const form = composer.querySelector('[data-composer-form]');
+  for (const c of form.querySelectorAll('textarea, button, input')) c.disabled = !on;
+  form.classList.toggle('disabled', !on);
+  if (!on && status === 'archived') note('This session was archived; reload the page to see it read-only.', true);
+}
+
+// Drafts: typed text and attached images survive a reload of the tab.
+const draftKey = () => `myco.draft.${body.dataset.sessionId}`;
+
+export function saveDraft() {
+  try {
+    const images = attachments.filter((a) => a.sha).map((a) => ({ sha: a.sha, name: a.name }));
+    if (!input.value && images.length === 0) sessionStorage.removeItem(draftKey());
+    else sessionStorage.setItem(draftKey(), JSON.stringify({ text: input.value, images }));
+  } catch {
+    // storage may be off or full: the draft just isn't kept
+  }
+}
+
+function restoreDraft() {
+  let d = null;
+  try {
+    d = JSON.parse(sessionStorage.getItem(draftKey()) || 'null');
+  } catch {
+    return;
+  }
+  if (!d) return;
+  if (typeof d.text === 'string') input.value = d.text;
+  for (const img of Array.isArray(d.images) ? d.images : []) {
+    if (typeof img?.sha === 'string' && /^[0-9a-f]{64}$/.test(img.sha)) addUploaded(img.sha, img.name || 'image');
+  }
+}
+
+// Without CSS field-sizing, the textarea is grown by hand; the stylesheet
+// caps it at 40% of the viewport, where it starts to scroll.
+const fieldSizing = CSS.supports('field-sizing', 'content');
+
+function autosize() {
+  if (fieldSizing) return;
+  input.style.height = 'auto';
+  input.style.height = `${input.scrollHeight + 2}px`;
+}
+
+export function clearComposer() {
+  clearSent(input.value, [...attachments]);
+}
+
+// clearSent empties the composer of what was sent: text typed, or images
+// attached, while the request was on its way stay for the next message.
+function clearSent(text, sent) {
+  if (input.value === text) input.value = '';
+  for (const a of sent) {
+    const i = attachments.indexOf(a);
+    if (i >= 0) attachments.splice(i, 1);
+    a.el.remove();
+  }
+  autosize();
+  hideCommands();
+  saveDraft();
+}
+
+// --- Sending ------------------------------------------------------------------
+
+let sending = false;
+
+export function setSending(on) {
+  sending = on;
+  const send = composer.querySelector('[data-testid="send-button"]');
+  send.disabled = on || !writable;
+  if (on) send.setAttribute('aria-busy', 'true');
+  else send.removeAttribute('aria-busy');
+}
+
+export function lockedText(data) {
+  const where = data.url ? ` at ${data.url}` : '';
+  return `This session is open in another myco process (pid ${data.pid})${where}. Continue there, or close it there first.`;
+}
+
+async function sendMessage(raw, text) {
+  setSending(true);
+  const sent = [...attachments];
+  try {
+    if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
+    const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
+    const msg = { text, images: shas };
+    try {
+      await api('POST', urls.messages, msg);
+    } catch (err) {
+      // A turn is running: the message waits for it rather than being lost.
+      if (!(err instanceof APIError) || err.status !== 409 || err.data.pid) throw err;
+      const res = await api('POST', urls.messages, { ...msg, queue: true });
+      queuedAnswer(res, text);
+      note('Queued: it is sent when the running turn ends.');
+    }
+    clearSent(raw, sent);
+    // Whoever sends wants to see the answer come in.
+    followBottom();
+  } catch (err) {
+    if (err instanceof APIError && err.status === 409 && err.data.pid) {
+      showError(lockedText(err.data), err.data.url);
+    } else {
+      showError(`Could not send the message: ${err.message}`);
+    }
+  } finally {
+    setSending(false);
+  }
+}
+
+// submit runs a slash command or sends the message and its images.
+export function submit() {
+  if (sending || input.disabled) return;
+  const raw = input.value;
+  const cmd = parseCommand(raw);
+  if (cmd) {
+    runCommand(cmd);
+    return;
+  }
+  const text = (raw.startsWith('//') ? raw.slice(1) : raw).trim();
+  if (!text && attachments.length === 0) return;
+  sendMessage(raw, text);
+}
+
+// --- Provider help, another process -------------------------------------------
+
+export function setProviderHelp(text) {
+  const box = composer?.querySelector('[data-testid="provider-help"]');
+  if (!box) return;
+  box.hidden = !text;
+  box.querySelector('[data-provider-help-text]').textContent = text || '';
+}
+
+export function setLockedBy(lock) {
+  if (!lock) return;
+  let text = `This session is open in process ${lock.pid}`;
+  text += lock.url ? ` (${lock.url}); continue there.` : '; continue there.';
+  note(text, true);
+}
+
+// --- Keyboard -----------------------------------------------------------------
+
+function onInputKey(e) {
+  // Keys that confirm an IME composition are the composition's.
+  if (e.isComposing || e.keyCode === 229) return;
+  if (onListKey(e)) {
+    e.preventDefault();
+    e.stopPropagation();
+    return;
+  }
+  if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+    e.preventDefault();
+    submit();
+  }
+}
+
+// onEscape: Esc closes an open panel, else stops a running turn, when the
+// composer or the page (not another field) has the focus.
+function onEscape(e) {
+  if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+  if (closePanels()) {
+    e.preventDefault();
+    return;
+  }
+  if (!turnRunning() || (isTyping(e.target) && e.target !== input)) return;
+  e.preventDefault();
+  stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
+}
+
+// --- Wiring -------------------------------------------------------------------
+
+export function initComposer(root) {
+  composer = root;
+  input = root.querySelector('[data-testid="composer-input"]');
+  urls = {
+    messages: root.dataset.messagesUrl,
+    stop: root.dataset.stopUrl,
+    retry: root.dataset.retryUrl,
+    approvals: root.dataset.approvalsUrl,
+    session: root.dataset.sessionUrl,
+  };
+  initCommands(root);
+  restoreDraft();
+  autosize();
+
+  const form = root.querySelector('[data-composer-form]');
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    submit();
+  });
+  input.addEventListener('input', () => {
+    autosize();
+    updateCommands();
+    saveDraft();
+  });
+  input.addEventListener('keydown', onInputKey);
+  input.addEventListener('blur', hideCommands);
+  initImages(root);
+
+  root.querySelector('[data-stop]').addEventListener('click', () => {
+    stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
+  });
+  document.addEventListener('keydown', onEscape);
+}
+
+// retryAnswer asks for the last failed or interrupted answer again; the
+// answer it replaces comes back folded (message.end) and the new one
+// streams in as any turn does.
+export async function retryAnswer(e) {
+  const b = e.target.closest('[data-action="retry"]');
+  if (!b || !urls.retry) return;
+  b.disabled = true;
+  try {
+    await api('POST', urls.retry);
+  } catch (err) {
+    b.disabled = false;
+    showError(`Could not retry: ${err.message}`);
+  }
+}
