@@ -29,11 +29,11 @@ import (
 //	        → r3labs stream "<session>/<n>" → the tab's connection
 //
 // A tab subscribes and takes its snapshot's sequence number and the
-// streaming text in one step, so no text reaches it twice; the rest of
-// the snapshot is read just after, so a state event published meanwhile
-// may be in it and come too (applying it again changes nothing). Nothing
-// is replayed:
-// the session document is the record.
+// streaming text (with its blocks rendered so far) in one step, so no
+// text reaches it twice; the rest of the snapshot is read just after, so
+// a state event published meanwhile may be in it and come too (applying
+// it again changes nothing). Nothing is replayed: the session document is
+// the record.
 type Hub struct {
 	snapshot func(id string) (event.Snapshot, error)
 	log      *slog.Logger
@@ -164,11 +164,14 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.signal()
 }
 
-// partial is the message streaming now. Its text grows in a builder: a
-// long answer must not cost a copy of all its text so far per delta.
+// partial is the message streaming now. Its text and its rendered blocks
+// grow in builders: a long answer must not cost a copy of all it has so
+// far per delta. upto is where the blocks end in the text (UTF-16 units).
 type partial struct {
 	message string
 	text    strings.Builder
+	html    strings.Builder
+	upto    int
 }
 
 // track keeps the streaming message up to date; p.mu is held.
@@ -181,6 +184,12 @@ func (p *publisher) track(ev event.Event) {
 			p.partial = &partial{message: e.Message}
 		}
 		p.partial.text.WriteString(e.Text)
+	case event.MessageBlocks:
+		// Always after the deltas that completed them: the text is there.
+		if p.partial != nil && p.partial.message == e.Message {
+			p.partial.html.WriteString(e.HTML)
+			p.partial.upto = e.Upto
+		}
 	case event.MessageEnd:
 		if p.partial != nil && p.partial.message == e.Message {
 			p.partial = nil
@@ -206,7 +215,10 @@ func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 	var part *event.Partial
 	if p.partial != nil {
 		// The builder only appends: the string stays as it is now.
-		part = &event.Partial{Message: p.partial.message, Text: p.partial.text.String()}
+		part = &event.Partial{
+			Message: p.partial.message, Text: p.partial.text.String(),
+			HTML: p.partial.html.String(), Upto: p.partial.upto,
+		}
 	}
 	return s, p.lastID, part
 }

@@ -94,8 +94,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
-		RenderPanel: func(d *session.Document) (string, error) { return web.RenderPanel(d, false) },
-		OwnerURL:    s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
+		RenderPanel:    func(d *session.Document) (string, error) { return web.RenderPanel(d, false) },
+		StreamRenderer: func() live.StreamRenderer { return web.NewStreamRenderer() },
+		OwnerURL:       s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
 		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
 		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,

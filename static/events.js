@@ -12,6 +12,7 @@ export const EV = Object.freeze({
   turnError: 'turn.error',
   messageStart: 'message.start',
   textDelta: 'text.delta',
+  messageBlocks: 'message.blocks',
   messageEnd: 'message.end',
   messageDiscard: 'message.discard',
   toolStart: 'tool.start',

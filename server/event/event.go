@@ -20,7 +20,7 @@ type Event interface {
 var all = []Event{
 	Snapshot{}, Status{}, Title{}, Queue{}, Context{},
 	TurnStart{}, TurnEnd{}, TurnError{},
-	MessageStart{}, TextDelta{}, MessageEnd{}, MessageDiscard{},
+	MessageStart{}, TextDelta{}, MessageBlocks{}, MessageEnd{}, MessageDiscard{},
 	ToolStart{}, ToolApproval{}, ToolOutput{}, ToolEnd{},
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
 	Panel{},
@@ -57,10 +57,14 @@ type Snapshot struct {
 	ProviderHelp string         `json:"provider_help,omitempty"`
 }
 
-// Partial is the text of the answer streaming now.
+// Partial is the answer streaming now: its whole text, and the blocks of
+// it rendered so far (the HTML of every MessageBlocks event until now),
+// which cover Text up to Upto (UTF-16 code units); the rest is the tail.
 type Partial struct {
 	Message string `json:"message"`
 	Text    string `json:"text"`
+	HTML    string `json:"html,omitempty"`
+	Upto    int    `json:"upto,omitempty"`
 }
 
 // Queued is a message waiting for the running turn to end.
@@ -148,6 +152,18 @@ type TextDelta struct {
 	Text    string `json:"text"`
 }
 
+// MessageBlocks is HTML for top-level blocks of a streaming message that
+// are complete: it goes after the blocks sent before it, and the message's
+// text up to Upto is now shown by all of them. Upto counts the text from
+// the message's start in UTF-16 code units, as JavaScript strings do, so a
+// tab cuts its raw text with text.slice(upto); the text after it stays
+// plain until more blocks or message.end come.
+type MessageBlocks struct {
+	Message string `json:"message"`
+	HTML    string `json:"html"`
+	Upto    int    `json:"upto"`
+}
+
 // MessageEnd is a stored message, rendered as the page shows it.
 type MessageEnd struct {
 	Message    string `json:"message"`
@@ -229,6 +245,7 @@ func (TurnEnd) Name() string         { return "turn.end" }
 func (TurnError) Name() string       { return "turn.error" }
 func (MessageStart) Name() string    { return "message.start" }
 func (TextDelta) Name() string       { return "text.delta" }
+func (MessageBlocks) Name() string   { return "message.blocks" }
 func (MessageEnd) Name() string      { return "message.end" }
 func (MessageDiscard) Name() string  { return "message.discard" }
 func (ToolStart) Name() string       { return "tool.start" }

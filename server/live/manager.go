@@ -29,6 +29,14 @@ type Models interface {
 // Renderer renders a message as the page shows it, for message.end.
 type Renderer func(sessionID string, m session.Message) (string, error)
 
+// StreamRenderer renders an answer while it streams (web.StreamRenderer):
+// Write takes each delta and returns the HTML of the blocks it completed,
+// and Upto how much of the text (UTF-16 code units) they now cover.
+type StreamRenderer interface {
+	Write(delta string) (html string, ok bool)
+	Upto() int
+}
+
 // Options configure a Manager. Store, Images, Models and Events are required.
 type Options struct {
 	Store  *session.Store
@@ -39,6 +47,9 @@ type Options struct {
 	// RenderPanel renders the session page's side panel, editable, for
 	// the panel event; nil: no panel events.
 	RenderPanel func(*session.Document) (string, error)
+	// StreamRenderer makes the renderer of one streaming answer, whose
+	// complete blocks go out as message.blocks; nil: text deltas only.
+	StreamRenderer func() StreamRenderer
 	// OwnerURL is this server's URL, written into lock files as a hint.
 	OwnerURL string
 	// DefaultCwd is where a session without a recorded folder runs commands.

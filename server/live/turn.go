@@ -129,8 +129,9 @@ func (s *Session) withRetries(ctx context.Context, call func() error) error {
 }
 
 // streamOnce makes one model call, publishing text deltas as they arrive
-// (the hub keeps the text so far for tabs that (re)connect) and writing
-// them to the journal, so a crash keeps all but the last moment.
+// and the answer's complete blocks rendered (the hub keeps both for tabs
+// that (re)connect), and writing the deltas to the journal, so a crash
+// keeps all but the last moment.
 func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, error) {
 	req, client, err := s.buildRequest()
 	if err != nil {
@@ -139,11 +140,23 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	s.enter(StatusThinking, "")
 	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
 	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: req.Model, Content: []session.Block{}}) == nil
+	// A new renderer per attempt: a retry's answer starts from nothing.
+	var blocks StreamRenderer
+	if s.m.opts.StreamRenderer != nil {
+		blocks = s.m.opts.StreamRenderer()
+	}
 	resp, err := client.Stream(ctx, req, func(delta string) {
 		if delta == "" {
 			return
 		}
 		s.publish(event.TextDelta{Message: msgID, Text: delta})
+		if blocks != nil {
+			// After the delta that completed them, so a tab always holds
+			// the text the blocks replace.
+			if html, ok := blocks.Write(delta); ok {
+				s.publish(event.MessageBlocks{Message: msgID, HTML: html, Upto: blocks.Upto()})
+			}
+		}
 		if journaled {
 			journaled = s.w.Delta(msgID, delta) == nil
 		}
