@@ -15,7 +15,7 @@
 
 import { initChat } from './chat.js';
 import { api, fetchFragment } from './http.js';
-import { isAbort, isTyping, parseData } from './dom.js';
+import { button, el, isAbort, isTyping, parseData } from './dom.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
@@ -40,22 +40,17 @@ const maxAlerts = 3;
 export function showError(text, link) {
   const region = document.getElementById('alerts');
   if (!region) return;
-  const toast = document.createElement('p');
-  toast.className = 'toast';
-  const span = document.createElement('span');
-  span.textContent = text;
+  const toast = el('p', 'toast');
+  const span = el('span', '', text);
   const href = safeURL(link);
   if (href) {
-    const a = document.createElement('a');
+    const a = el('a', '', 'Open it there');
     a.href = href;
     a.target = '_blank';
     a.rel = 'noopener';
-    a.textContent = 'Open it there';
     span.append(' ', a);
   }
-  const close = document.createElement('button');
-  close.type = 'button';
-  close.textContent = '×';
+  const close = button('×');
   close.setAttribute('aria-label', 'Dismiss');
   close.addEventListener('click', () => toast.remove());
   toast.append(span, close);
@@ -272,19 +267,16 @@ function offerUndo(what, undo) {
   const region = document.getElementById('alerts');
   if (!region) return;
   region.querySelector('[data-testid="undo-notice"]')?.remove();
-  const note = document.createElement('p');
-  note.className = 'toast undo';
+  const note = el('p', 'toast undo');
   note.setAttribute('role', 'status');
   note.dataset.testid = 'undo-notice';
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.textContent = 'Undo';
-  button.dataset.testid = 'undo-button';
-  note.append(`${what} · `, button);
+  const undoButton = button('Undo');
+  undoButton.dataset.testid = 'undo-button';
+  note.append(`${what} · `, undoButton);
   const timer = setTimeout(() => note.remove(), undoFor);
-  button.addEventListener('click', async () => {
+  undoButton.addEventListener('click', async () => {
     clearTimeout(timer);
-    button.disabled = true;
+    undoButton.disabled = true;
     try {
       await undo();
       note.remove();
@@ -305,10 +297,7 @@ function removeRow(row) {
   row.remove();
   if (hadFocus) next?.querySelector('a, button')?.focus();
   if (list && !list.querySelector('.row, [data-more]')) {
-    const empty = document.createElement('li');
-    empty.className = 'empty';
-    empty.textContent = 'No sessions left here.';
-    list.append(empty);
+    list.append(el('li', 'empty', 'No sessions left here.'));
   }
 }
 
@@ -341,9 +330,7 @@ async function openThread(details) {
   const box = details.querySelector('[data-messages]');
   if (!box || details.dataset.loaded) return;
   details.dataset.loaded = 'loading';
-  const note = document.createElement('p');
-  note.className = 'loading';
-  note.textContent = 'Loading…';
+  const note = el('p', 'loading', 'Loading…');
   box.replaceChildren(note);
   try {
     box.replaceChildren(await fetchFragment(details.dataset.url));
