@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -14,7 +15,7 @@ import (
 // so the sanitizer sees everything the tab shows.
 //
 // Only complete top-level blocks are rendered: a block is complete once a
-// later complete line has started another top-level block, since nothing
+// later line has started another top-level block (see settled), since nothing
 // written after that can change it (a paragraph can still become a setext
 // heading or a table header, a list can still grow, a fence is open until
 // it closes — all of those are the last block). The last block, and any
@@ -27,16 +28,34 @@ import (
 //
 // Each completed stretch is rendered once, and each check parses only what
 // is not rendered yet, so the cost grows with the answer, not with its
-// square. Checks run only when a delta ends a line: a top-level block can
-// only begin on a new line, so a delta without a newline cannot complete
-// one. That bounds the work by the number of lines rather than by a timer,
-// and needs no goroutine to flush a block that completed just before a
-// pause.
+// square. Checks run only when a line ends or a new one begins with a
+// letter: a top-level block can only begin on a new line, so other deltas
+// cannot complete one. That bounds the work by the number of lines rather
+// than by a timer, and needs no goroutine to flush a block that completed
+// just before a pause.
 type StreamRenderer struct {
 	refs    []parser.Reference // link definitions in the rendered part
 	src     []byte
 	done    int // bytes of src already rendered
 	doneU16 int // the same length in UTF-16 code units, as the tab counts
+	checked int // the key of the last check (see settled)
+}
+
+// settled is how much of the answer can be parsed without a character
+// still to come changing which blocks come before the last one: up to the
+// last newline, since a line being written can look like a block start
+// that its next characters undo ("#" before "#tag", "-" before "- item");
+// or all of it once the line after that newline has begun with a letter,
+// which can only start a paragraph or go on with the block before it,
+// whatever follows. A model writes a paragraph as one long line: without
+// this, the blocks before it would wait for its end. key names the check,
+// so each line is parsed at most twice, not once per delta.
+func (r *StreamRenderer) settled() (end, key int) {
+	nl := bytes.LastIndexByte(r.src, '\n') + 1
+	if c, _ := utf8.DecodeRune(r.src[nl:]); nl < len(r.src) && unicode.IsLetter(c) {
+		return len(r.src), -(nl + 1)
+	}
+	return nl, nl
 }
 
 // NewStreamRenderer returns a renderer for one streaming answer.
@@ -48,12 +67,11 @@ func NewStreamRenderer() *StreamRenderer { return &StreamRenderer{} }
 // renders to "" and still returns true: the tail moved.
 func (r *StreamRenderer) Write(delta string) (string, bool) {
 	r.src = append(r.src, delta...)
-	if delta == "" || bytes.IndexByte([]byte(delta), '\n') < 0 {
-		return "", false
+	end, key := r.settled()
+	if key == r.checked {
+		return "", false // nothing that could complete a block came
 	}
-	// Only ended lines: a line still being written can look like a block
-	// start that its next characters undo ("#" before "#tag").
-	end := bytes.LastIndexByte(r.src, '\n') + 1
+	r.checked = key
 	cut := completePrefix(r.src[r.done:end])
 	if cut == 0 {
 		return "", false
