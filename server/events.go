@@ -48,6 +48,11 @@ type Hub struct {
 	tabs       map[string]*tab // by r3labs stream id
 	lastTab    int64
 	shut       bool
+
+	// observe, when set, sees every event of every session as it is
+	// published (the profile's feed follows statuses there). It must not
+	// block. Set before the hub is used.
+	observe func(id string, ev event.Event)
 }
 
 func newHub(snapshot func(id string) (event.Snapshot, error), log *slog.Logger) *Hub {
@@ -143,6 +148,9 @@ func (h *Hub) stream(id string) *publisher {
 // hub always knows the streaming message a snapshot must carry.
 func (h *Hub) Publish(id string, ev event.Event) {
 	h.stream(id).enqueue(ev)
+	if h.observe != nil {
+		h.observe(id, ev)
+	}
 }
 
 func (p *publisher) enqueue(ev event.Event) {

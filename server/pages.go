@@ -97,10 +97,46 @@ func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	page = max(page, 1)
 	from := min((page-1)*web.PageSize, len(sums))
-	to := min(from+web.PageSize, len(sums))
+	// pages=N is pages 1 to N in one fragment: a live listing that has
+	// loaded N pages refetches them all, and keeps its "Load more".
+	if pages, _ := strconv.Atoi(c.QueryParam("pages")); pages > 1 {
+		page, from = pages, 0
+	}
+	to := min(page*web.PageSize, len(sums))
 	return web.HomeView{
-		Archived: archived, Query: q, Rows: web.NewSessionRows(sums[from:to]),
+		Archived: archived, Query: q, Rows: s.rows(sums[from:to]),
 		Page: page, HasMore: to < len(sums), Profile: s.opts.Profile, Now: s.opts.Now(),
+	}, nil
+}
+
+// rows are the listing rows of sums, each with what its session is doing.
+func (s *Server) rows(sums []session.Summary) []web.SessionRow {
+	return web.WithStatus(web.NewSessionRows(sums), sums, s.feed.statusOf)
+}
+
+// sidebarPartial is the sidebar's rows: the newest sessions, or those the
+// query finds, grouped by folder when group=1, with the current session
+// marked. The sidebar refetches it as the profile's stream tells it of
+// changes.
+func (s *Server) sidebarPartial(c echo.Context) error {
+	v, err := s.sidebarView(c.QueryParam("current"), c.QueryParam("q"), c.QueryParam("group") == "1")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.SidebarRows(v))
+}
+
+// sidebarView is the first page of active sessions that q matches.
+func (s *Server) sidebarView(current, q string, grouped bool) (web.SidebarView, error) {
+	sums, err := s.opts.Sessions.List(session.ListOptions{})
+	if err != nil {
+		return web.SidebarView{}, err
+	}
+	sums = filterSummaries(sums, q)
+	n := min(len(sums), web.PageSize)
+	return web.SidebarView{
+		Rows: s.rows(sums[:n]), Current: current, Query: q, Grouped: grouped,
+		HasMore: n < len(sums), Now: s.opts.Now(),
 	}, nil
 }
 
@@ -113,7 +149,11 @@ func (s *Server) sessionPage(c echo.Context) error {
 	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
 	limits := s.opts.Settings.ModelLimits(doc.ModelOr(s.opts.DefaultModel))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
-	return render(c, http.StatusOK, web.SessionPage(web.NewSessionView(doc, opts)))
+	side, err := s.sidebarView(id, "", false)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.SessionPageWithSidebar(web.NewSessionView(doc, opts), side))
 }
 
 // pageDocument reads the session a page shows. A writable session is

@@ -22,6 +22,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/archived", s.archivedPage)
 	e.GET("/partials/sessions", s.sessionRowsPartial)
 	e.GET("/partials/search", s.searchPartial)
+	e.GET("/partials/sidebar", s.sidebarPartial)
 	e.GET("/partials/new-session", s.newSessionForm)
 	e.GET("/help/providers", s.providerHelpPage)
 	e.GET("/s/:id", s.sessionPage)
@@ -47,6 +48,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/models", s.listModels)
 	api.POST("/images", s.uploadImage)
 	api.GET("/search", s.search)
+	api.GET("/events", s.profileEvents)
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no such page")

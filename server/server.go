@@ -62,6 +62,7 @@ type Server struct {
 	log    *slog.Logger
 	told   told
 	live   *live.Manager
+	feed   *feed
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -91,6 +92,8 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, port: strconv.Itoa(tcp.Port), told: told{state: map[string]watched{}}}
 	s.events = newHub(s.snapshot, opts.Logger)
+	s.feed = newFeed(opts.Sessions, s.events, opts.Logger, opts.WatchInterval)
+	s.events.observe = s.feed.observe
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
@@ -123,6 +126,10 @@ func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
 // files for changes by other processes meanwhile.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.watch(ctx)
+	// The feed's first look, before any request: a session made by the
+	// first request is then a change it tells.
+	s.feed.look()
+	go s.feed.run(ctx)
 	go s.live.RunIdle(ctx)
 	go s.events.heartbeat(ctx, s.opts.Heartbeat)
 	err := s.http.Serve(ln)

@@ -68,6 +68,9 @@ func (s *Server) watch(ctx context.Context) {
 }
 
 func (s *Server) checkChanged(id string) {
+	if id == profileStream {
+		return // the feed watches the listing itself
+	}
 	if _, live := s.live.Get(id); live {
 		return // it holds the writer lock: every change comes through it
 	}

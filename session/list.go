@@ -23,8 +23,8 @@ import (
 // next listing reads nothing; changes made by anyone else are found by the
 // folder's stat and each file's stat.
 type listCache struct {
-	mu      sync.Mutex
-	gen     uint64 // bumped by every change of what a listing returns
+	mu  sync.Mutex
+	gen uint64 // bumped by every change of what a listing returns
 	// changed is closed by the next bump: a watcher of the listing waits
 	// on it instead of polling for this store's own changes.
 	changed chan struct{}

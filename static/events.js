@@ -23,4 +23,9 @@ export const EV = Object.freeze({
   compactionEnd: 'compaction.end',
   threadNew: 'thread.new',
   panel: 'panel',
+  // The profile's stream (/api/events): the listing changed.
+  sessionsSnapshot: 'sessions.snapshot',
+  sessionAdded: 'session.added',
+  sessionChanged: 'session.changed',
+  sessionRemoved: 'session.removed',
 });

@@ -42,6 +42,10 @@ type SessionRow struct {
 	UpdatedAt time.Time
 	Messages  int
 	Damaged   string
+	Cwd       string // the folder the agent works in: rows group by it
+	// Status is what the session is doing (Status* values); the server
+	// knows it from the live sessions, so it fills it in.
+	Status string
 }
 
 // NewSessionRow returns the row of one listed session.
@@ -53,6 +57,8 @@ func NewSessionRow(s session.Summary) SessionRow {
 		UpdatedAt: s.UpdatedAt,
 		Messages:  s.Messages,
 		Damaged:   s.Damaged,
+		Cwd:       s.Cwd,
+		Status:    listStatus(s),
 	}
 }
 
@@ -156,6 +162,15 @@ func (v HomeView) EmptyText() string {
 	default:
 		return "No sessions yet."
 	}
+}
+
+// listStatus is the status a summary alone tells: failed or idle. The
+// server knows more (a live session's turn) and overrides it.
+func listStatus(s session.Summary) string {
+	if s.Failed {
+		return StatusFailed
+	}
+	return StatusIdle
 }
 
 func titleOr(title string) string {

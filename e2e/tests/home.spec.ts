@@ -17,7 +17,8 @@ test('home lists sessions newest first, search filters, damaged rows have no act
   await expect(rows.nth(0)).toContainText('Write release notes');
   await expect(rows.nth(2)).toContainText('Fix the flaky test');
   await expect(rows.nth(0)).toContainText('1 message');
-  await expect(page.getByTestId('session-link').first()).toHaveAttribute('target', '_blank');
+  // Plain links: a click stays in the tab, Ctrl-click or middle-click opens a new one.
+  await expect(page.getByTestId('session-link').first()).not.toHaveAttribute('target', /./);
   await expect(page.getByTestId('session-link').first()).toHaveAttribute('href', `/s/${ids[2]}`);
 
   const bad = page.getByTestId('damaged-row');

@@ -24,6 +24,7 @@ var all = []Event{
 	ToolStart{}, ToolApproval{}, ToolOutput{}, ToolEnd{},
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
 	Panel{},
+	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 
 // Names lists the wire name of every event, in a stable order.
@@ -256,3 +257,49 @@ func (CompactionStart) Name() string { return "compaction.start" }
 func (CompactionEnd) Name() string   { return "compaction.end" }
 func (ThreadNew) Name() string       { return "thread.new" }
 func (Panel) Name() string           { return "panel" }
+
+// The profile's stream (GET /api/events) tells every tab of the profile
+// when its listing changes. Its events are small: a tab refetches the rows
+// it shows, rendered by the server, rather than building rows from them.
+
+// Session statuses as a listing shows them (SessionChanged.Status).
+const (
+	ListRunning = "running" // a turn or a compaction runs
+	ListWaiting = "waiting" // an approval waits for the person
+	ListFailed  = "failed"  // the latest answer failed; its error is saved
+	ListIdle    = "idle"
+)
+
+// SessionsSnapshot is the first event of every (re)connect to the
+// profile's stream: what the tab shows may be stale, so it refetches.
+type SessionsSnapshot struct{}
+
+// SessionAdded says a session joined the listing of active sessions:
+// created, restored (Restored), or put there by another process.
+type SessionAdded struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+	Restored bool   `json:"restored,omitempty"`
+}
+
+// SessionChanged says an active session's title, status or last activity
+// changed.
+type SessionChanged struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Status    string    `json:"status"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SessionRemoved says a session left the listing of active sessions:
+// archived (Archived), or its document is gone.
+type SessionRemoved struct {
+	ID       string `json:"id"`
+	Archived bool   `json:"archived,omitempty"`
+}
+
+func (SessionsSnapshot) Name() string { return "sessions.snapshot" }
+func (SessionAdded) Name() string     { return "session.added" }
+func (SessionChanged) Name() string   { return "session.changed" }
+func (SessionRemoved) Name() string   { return "session.removed" }

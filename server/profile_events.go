@@ -1,0 +1,291 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"myco/server/event"
+	"myco/server/live"
+	"myco/session"
+)
+
+// profileStream is the hub's key for the profile's stream. It is not a
+// valid session ID, so it never names a session.
+const profileStream = "*profile"
+
+// feedSettle is the least time between two looks at the listing: a turn
+// changes the listing with every fold, and a burst of changes is told as
+// one look's difference rather than one event per write.
+const feedSettle = 100 * time.Millisecond
+
+// feed tells every tab of the profile when the listing changes: a session
+// created, renamed, archived, restored, its status or its last activity.
+//
+// It tells differences, not actions: it keeps what it last told of every
+// session and, at each look, compares the listing with it. A look follows
+// this store's own changes at once (session.Store.ListChanged), a status
+// change of a live session (Hub.Publish calls observe), and every
+// WatchInterval a change another process made (the CLI, another myco),
+// which only a listing finds. The listing is cached per file, so a look
+// over 10,000 sessions costs a few milliseconds.
+type feed struct {
+	store    *session.Store
+	hub      *Hub
+	log      *slog.Logger
+	interval time.Duration
+	kick     chan struct{}
+
+	mu     sync.Mutex
+	status map[string]string // live status of sessions live here, by ID
+	told   map[string]listed // nil until the first look
+}
+
+// listed is what the profile's tabs were last told of one session.
+type listed struct {
+	title    string
+	status   string
+	updated  time.Time
+	archived bool
+}
+
+func newFeed(store *session.Store, hub *Hub, log *slog.Logger, interval time.Duration) *feed {
+	return &feed{
+		store: store, hub: hub, log: log, interval: interval,
+		kick: make(chan struct{}, 1), status: map[string]string{},
+	}
+}
+
+// observe follows every event a session publishes (Hub.Publish): a live
+// session's status is known here only from its events. It never blocks.
+func (f *feed) observe(id string, ev event.Event) {
+	if id == profileStream {
+		return
+	}
+	st, ok := ev.(event.Status)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	before := listStatus(f.status[id], false)
+	if listStatus(st.Status, false) == event.ListIdle {
+		delete(f.status, id) // idle, closed, archived: the document says the rest
+	} else {
+		f.status[id] = st.Status
+	}
+	after := listStatus(f.status[id], false)
+	f.mu.Unlock()
+	if before != after {
+		f.wake()
+	}
+}
+
+func (f *feed) wake() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// listStatus is the status a listing shows for a session whose live
+// status (in this process) is live, and whose latest answer failed.
+func listStatus(liveStatus string, failed bool) string {
+	switch liveStatus {
+	case live.StatusThinking, live.StatusTool, live.StatusRetrying, live.StatusCompacting, live.StatusStopping:
+		return event.ListRunning
+	case live.StatusApproval:
+		return event.ListWaiting
+	}
+	if failed {
+		return event.ListFailed
+	}
+	return event.ListIdle
+}
+
+// statusOf is the status a listing shows for sum now.
+func (f *feed) statusOf(sum session.Summary) string {
+	f.mu.Lock()
+	st := f.status[sum.ID]
+	f.mu.Unlock()
+	return listStatus(st, sum.Failed)
+}
+
+// run looks at the listing whenever it may have changed, until ctx ends.
+func (f *feed) run(ctx context.Context) {
+	t := time.NewTicker(f.interval)
+	defer t.Stop()
+	for {
+		// Taken before the look: a change during it wakes the next one.
+		changed := f.store.ListChanged()
+		f.look()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-changed:
+		case <-f.kick:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(feedSettle):
+		}
+	}
+}
+
+// look compares the listing with what was last told, and tells the
+// difference. The first look only learns: no tab has been told anything.
+func (f *feed) look() {
+	now, err := f.current()
+	if err != nil {
+		f.log.Warn("profile feed: listing failed", "err", err)
+		return
+	}
+	f.mu.Lock()
+	prev := f.told
+	f.told = now
+	f.mu.Unlock()
+	if prev == nil {
+		return
+	}
+	for _, ev := range diffListing(prev, now) {
+		f.hub.Publish(profileStream, ev)
+	}
+}
+
+// current is every session as a listing shows it now, active and archived.
+func (f *feed) current() (map[string]listed, error) {
+	active, err := f.store.List(session.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	archived, err := f.store.List(session.ListOptions{Archived: true})
+	if err != nil {
+		return nil, err
+	}
+	now := make(map[string]listed, len(active)+len(archived))
+	for _, sum := range active {
+		now[sum.ID] = listed{title: sum.Title, status: f.statusOf(sum), updated: sum.UpdatedAt}
+	}
+	for _, sum := range archived {
+		now[sum.ID] = listed{title: sum.Title, updated: sum.UpdatedAt, archived: true}
+	}
+	return now, nil
+}
+
+// diffListing is what tells a tab that knows prev about now, in the order
+// of the sessions' IDs.
+func diffListing(prev, now map[string]listed) []event.Event {
+	var out []event.Event
+	for _, id := range slices.Sorted(func(yield func(string) bool) {
+		for id := range now {
+			if !yield(id) {
+				return
+			}
+		}
+	}) {
+		n := now[id]
+		p, known := prev[id]
+		switch {
+		case n.archived && (!known || p.archived):
+			// Not in the active listing before or now.
+		case n.archived:
+			out = append(out, event.SessionRemoved{ID: id, Archived: true})
+		case !known || p.archived:
+			out = append(out, event.SessionAdded{ID: id, Title: n.title, Status: n.status, Restored: known})
+		case n.title != p.title || n.status != p.status || !n.updated.Equal(p.updated):
+			out = append(out, event.SessionChanged{ID: id, Title: n.title, Status: n.status, UpdatedAt: n.updated})
+		}
+	}
+	var gone []string
+	for id, p := range prev {
+		if _, ok := now[id]; !ok && !p.archived {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(gone)
+	for _, id := range gone {
+		out = append(out, event.SessionRemoved{ID: id})
+	}
+	return out
+}
+
+// profileEvents streams the profile's listing changes to one tab: first a
+// sessions.snapshot (what the tab shows may be stale: it refetches), then
+// every change. The auth, Host and Origin checks are those of every route.
+func (s *Server) profileEvents(c echo.Context) error {
+	return s.events.serveFirst(c.Response(), c.Request(), profileStream, event.SessionsSnapshot{})
+}
+
+// serveFirst streams the hub's stream id to one tab, starting with first.
+// It is Hub.serve with a first event given rather than a session's
+// snapshot: the same subscriber queue, pump, write deadline and drop of a
+// tab that falls behind.
+// TODO: one function for both once serve can take its first event.
+func (h *Hub) serveFirst(w http.ResponseWriter, r *http.Request, id string, first event.Event) error {
+	p := h.stream(id)
+	sub, seq, _ := p.subscribe()
+	data, err := json.Marshal(first)
+	if err != nil {
+		p.unsubscribe(sub)
+		return fmt.Errorf("first event: %w", err)
+	}
+	t := &tab{
+		hub: h, sub: sub, first: frame{id: seq, ev: first, data: data},
+		rc: http.NewResponseController(w), pumped: make(chan struct{}), done: make(chan struct{}),
+	}
+	h.mu.Lock()
+	if h.shut {
+		h.mu.Unlock()
+		p.unsubscribe(sub)
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "shutting down")
+	}
+	h.lastTab++
+	t.stream = id + "/" + strconv.FormatInt(h.lastTab, 10)
+	h.tabs[t.stream] = t
+	h.mu.Unlock()
+	defer close(t.done)
+	defer h.forget(t.stream)
+
+	if err := t.rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		p.unsubscribe(sub)
+		return fmt.Errorf("event stream: %w", err)
+	}
+	h.sse.CreateStream(t.stream)
+	ctx, cancel := context.WithCancel(r.Context())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t.watch(ctx, cancel)
+	}()
+	req := r.Clone(ctx)
+	req.URL.RawQuery = "stream=" + url.QueryEscape(t.stream)
+	req.Header.Del("Last-Event-ID")
+	h.sse.ServeHTTP(w, req)
+
+	cancel()
+	<-watched
+	p.unsubscribe(sub)
+	t.mu.Lock()
+	t.ended = true
+	started := t.started
+	t.mu.Unlock()
+	h.sse.RemoveStream(t.stream)
+	if started {
+		<-t.pumped
+	}
+	if !t.dropped {
+		_ = t.rc.SetWriteDeadline(time.Time{})
+	}
+	return nil
+}
