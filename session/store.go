@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"myco/internal/atomicfile"
+	"myco/internal/redact"
 )
 
 // ArchivedDir is the folder, inside the store's folder, of archived sessions.
@@ -33,12 +34,17 @@ type Store struct {
 	locks  map[string]heldLock
 	docMus map[string]*sync.Mutex
 	cache  *listCache
+	// redactor replaces secrets in everything written; nil writes them.
+	redactor *redact.Redactor
 }
 
 // Options tune a Store. The zero value is fine.
 type Options struct {
 	Now    func() time.Time // the clock; time.Now when nil
 	Logger *slog.Logger     // slog.Default() when nil
+	// Redactor replaces secrets in documents and journals as they are
+	// written (the setting redact_secrets); nil writes text as it is.
+	Redactor *redact.Redactor
 }
 
 // Open opens the session store in dir, creating it and its archived folder
@@ -48,7 +54,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{
 		dir: dir, archivedDir: filepath.Join(dir, ArchivedDir), now: opts.Now,
 		locks: map[string]heldLock{}, docMus: map[string]*sync.Mutex{},
-		cache: newListCache(),
+		cache: newListCache(), redactor: opts.Redactor,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -327,6 +333,7 @@ func (s *Store) saveSized(dir string, doc *Document) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	data = s.redactor.JSON(data)
 	if err := writeFileAtomic(dir, doc.ID+".json", data, 0o600); err != nil {
 		return 0, fmt.Errorf("save session %s: %w", doc.ID, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"myco/internal/redact"
 )
 
 // Writer is the one way a session changes. It holds the session's writer
@@ -164,6 +166,9 @@ func (w *Writer) commitBuffered(r *Record, buffered bool) error {
 	if err != nil {
 		return fmt.Errorf("change session %s: %w", w.id, err)
 	}
+	// The document keeps the real text for the running turn; the
+	// journal, like the file, never holds a secret.
+	line = w.store.redactor.JSON(line)
 	// Check before writing: a record the document refuses must not reach
 	// the journal, where a replay would refuse it too.
 	if err := checkRecord(w.doc, r); err != nil {
@@ -199,7 +204,7 @@ func (w *Writer) flushLocked() error {
 	if w.closed {
 		return nil // finish flushed everything
 	}
-	if err := w.endRunLocked(); err != nil {
+	if err := w.settleRunLocked(); err != nil {
 		return err
 	}
 	w.flushed = time.Now()
@@ -471,6 +476,36 @@ func (w *Writer) endRunLocked() error {
 	return w.commitBuffered(r, true)
 }
 
+// settleRunLocked commits what the run of work in progress can give now,
+// and the run goes on. When secrets are redacted that is its whole lines:
+// a secret split across two records would match in neither, so the line
+// being written (and a PEM block not yet ended) waits for its end, up to
+// maxPending. w.mu is held.
+func (w *Writer) settleRunLocked() error {
+	if w.runOp == "" {
+		return nil
+	}
+	text := w.runText.String()
+	cut := len(text)
+	if w.store.redactor != nil && len(text) < maxPending {
+		cut = redact.Settled(text)
+	}
+	if cut == 0 {
+		return nil
+	}
+	op, id := w.runOp, w.runID
+	w.runOp, w.runID = "", ""
+	w.runText.Reset()
+	if err := w.commitBuffered(&Record{Op: op, ID: id, Text: text[:cut]}, true); err != nil {
+		return err
+	}
+	if cut < len(text) {
+		w.runOp, w.runID = op, id
+		w.runText.WriteString(text[cut:])
+	}
+	return nil
+}
+
 // Fold writes the document with every record in it, atomically, and
 // empties the journal when nothing was written meanwhile. The document is
 // encoded from a snapshot, outside the writer's mutex: changes go on while
@@ -596,8 +631,12 @@ func (w *Writer) finish() error {
 		w.mu.Unlock()
 		return nil
 	}
+	// The text held back for redaction (settleRunLocked) is all there is.
+	ferr := w.endRunLocked()
 	w.mu.Unlock()
-	ferr := w.Fold()
+	if err := w.Fold(); ferr == nil {
+		ferr = err
+	}
 	w.mu.Lock()
 	w.closed = true
 	f := w.journal

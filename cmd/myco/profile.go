@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"myco/internal/redact"
 	"myco/profiles"
 	"myco/session"
 )
@@ -38,7 +40,7 @@ func openStores(e env, name string, create bool) (*stores, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := session.Open(p.SessionDir(), session.Options{})
+	ss, err := session.Open(p.SessionDir(), session.Options{Redactor: redactor(p)})
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +49,17 @@ func openStores(e env, name string, create bool) (*stores, error) {
 		return nil, err
 	}
 	return &stores{profile: p, sessions: ss, images: im}, nil
+}
+
+// redactor is the profile's redaction of secrets in what is written: on
+// unless its settings turn it off (settings that cannot be read leave it
+// on; the server reports them). It knows the values of this process's
+// secret-looking environment variables, which the agent's shell inherits.
+func redactor(p *profiles.Profile) *redact.Redactor {
+	if s, err := profiles.LoadSettings(p.SettingsPath()); err == nil && !s.RedactsSecrets() {
+		return nil
+	}
+	return redact.New(os.Environ())
 }
 
 func knownProfiles(home string) string {

@@ -1,0 +1,524 @@
+// Package redact replaces secrets with a marker before text reaches the
+// disk: API keys of known formats, bearer tokens, JWTs, PEM private keys,
+// password=… assignments, passwords in URLs, and the values of the
+// process's secret-looking environment variables.
+//
+// It is written by hand rather than taken from a secret scanner (gitleaks,
+// trufflehog): those bring hundreds of rules with entropy heuristics and a
+// large dependency tree, and they report findings; myco needs a short,
+// documented list (docs/FORMAT.md) applied to JSON as it is written, fast
+// enough for a 50 MB document, and with few false positives on ordinary
+// text, hashes and UUIDs.
+//
+// Matching is anchored: each rule names the literals its secrets start
+// with, found in one pass, and its regular expression runs only at those
+// places. A regular expression run over a whole 50 MB document would take
+// seconds.
+package redact
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Marker is what a secret becomes: "[REDACTED:" + kind + "]".
+const markerPrefix = "[REDACTED:"
+
+// Marker returns the text that replaces a secret of kind.
+func Marker(kind string) string { return markerPrefix + kind + "]" }
+
+// rule is one kind of secret.
+type rule struct {
+	kind string
+	// anchors are literals a match starts with; fold means they (and the
+	// expression) ignore ASCII case.
+	anchors []string
+	fold    bool
+	// re matches at an anchor (it starts with \A); group is the submatch
+	// replaced, 0 for the whole match.
+	re    *regexp.Regexp
+	group int
+	// pre, when set, rules out most non-matches cheaply before re runs
+	// (rest starts with the anchor, whose length is n).
+	pre func(rest []byte, n int) bool
+	// word means the anchor must not follow a letter, digit, '_' or '-'
+	// (so "task-…" is not an "sk-…" key).
+	word bool
+	// rank is the rule's place in rules: the specific ones come first.
+	rank int
+	// window is how far past the anchor a match may reach.
+	window int
+	// textRe, when set, is re for plain text (re is for JSON text).
+	textRe *regexp.Regexp
+	// keep, when set, is asked about a match and the text it would
+	// replace; true keeps it (a look-alike: a word, a type name, a
+	// placeholder).
+	keep func(match, value []byte) bool
+}
+
+// tokenChars is what a token is made of. It never includes '"' or '\',
+// so in JSON a match stays inside one string and never eats an escape.
+const tokenChars = `[A-Za-z0-9_\-]`
+
+var rules = []rule{
+	{
+		kind: "private-key", anchors: []string{"-----BEGIN "}, window: 32 << 10,
+		// (?:[^"\\]|\\.) is one character of a JSON string, escapes
+		// included: a PEM block spans lines, written as \n in JSON.
+		re: regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY-----`),
+	},
+	{
+		kind: "anthropic-key", anchors: []string{"sk-ant-"}, word: true, window: 512,
+		re: regexp.MustCompile(`\Ask-ant-` + tokenChars + `{20,}`),
+	},
+	{
+		kind: "openai-key", anchors: []string{"sk-"}, word: true, window: 512,
+		re:   regexp.MustCompile(`\Ask-(?:proj-|svcacct-|admin-)?` + tokenChars + `{20,}`),
+		keep: func(_, v []byte) bool { return bytes.HasPrefix(v, []byte("sk-ant-")) || !looksRandom(v) },
+	},
+	{
+		kind: "github-token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true, window: 512,
+		re: regexp.MustCompile(`\A(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+	},
+	{
+		kind: "aws-access-key", anchors: []string{"AKIA", "ASIA"}, word: true, window: 64,
+		// The trailing character is matched only to check that the key
+		// ends there; it stays.
+		re: regexp.MustCompile(`\A((?:AKIA|ASIA)[A-Z0-9]{16})(?:[^A-Za-z0-9]|\z)`), group: 1,
+	},
+	{
+		kind: "slack-token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xapp-"}, word: true, window: 512,
+		re: regexp.MustCompile(`\Ax(?:ox[bpaosr]|app)-[A-Za-z0-9\-]{10,}`),
+	},
+	{
+		kind: "slack-webhook", anchors: []string{"https://hooks.slack.com/services/"}, window: 512,
+		re: regexp.MustCompile(`\Ahttps://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}`),
+	},
+	{
+		kind: "stripe-key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, word: true, window: 512,
+		re: regexp.MustCompile(`\A(?:[sr]k_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}`),
+	},
+	{
+		kind: "jwt", anchors: []string{"eyJ"}, word: true, window: 8 << 10,
+		re: regexp.MustCompile(`\AeyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
+	},
+	{
+		kind: "bearer-token", anchors: []string{"bearer "}, fold: true, word: true, window: 2 << 10,
+		re:    regexp.MustCompile(`\A(?i:bearer) +([A-Za-z0-9._~+/\-]{16,}=*)`),
+		group: 1, keep: func(_, v []byte) bool { return !looksRandom(v) },
+	},
+	{
+		kind: "url-password", anchors: []string{"://"}, window: 256, pre: userinfoAhead,
+		re:    regexp.MustCompile(`\A://[^\s:/@"\\]+:([^\s:/@"\\]+)@`),
+		group: 1, keep: func(_, v []byte) bool { return placeholder(v) },
+	},
+	{
+		kind: "secret", fold: true, window: 256, pre: separatorNext,
+		anchors: []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey", "access_key", "auth"},
+		// The name ends at the separator: "max_tokens=4096" and
+		// "password_hash: …" are not assignments of a secret. A quote
+		// before the separator must be escaped: a bare `"x": ` in JSON is
+		// the document's own structure.
+		re:     regexp.MustCompile(assignment(`(?:\\["']|')?`)),
+		textRe: regexp.MustCompile(assignment(`["']?`)),
+		group:  1, keep: keepAssignment,
+	},
+}
+
+// userinfoAhead reports whether an '@' comes after "://" before the host
+// ends: only then can a URL hold a password.
+func userinfoAhead(rest []byte, n int) bool {
+	for _, c := range rest[n:min(len(rest), 256)] {
+		switch c {
+		case '@':
+			return true
+		case '/', ' ', '"', '\\', '\n', '\t':
+			return false
+		}
+	}
+	return false
+}
+
+// separatorNext reports whether the name an assignment anchor found is
+// followed by '=' or ':' ("token=", "token: ", "\"token\": "; not "tokens"
+// nor "token handling"), "auth" counting only as "auth_token".
+func separatorNext(rest []byte, n int) bool {
+	if equalFoldASCII(rest[:n], "auth") {
+		switch {
+		case len(rest) >= n+6 && equalFoldASCII(rest[n:n+6], "_token"):
+			n += 6
+		case len(rest) >= n+5 && equalFoldASCII(rest[n:n+5], "token"):
+			n += 5
+		default:
+			return false
+		}
+	}
+	for i := n; i < min(len(rest), n+4); i++ {
+		switch rest[i] {
+		case '=', ':':
+			return true
+		case ' ', '\t', '\'', '"', '\\':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// assignment is the expression of name=value and name: value, quote being
+// what may surround the name and the value.
+func assignment(quote string) string {
+	return `\A(?i:password|passwd|pwd|secret|token|api[_\-]?key|access_key|auth_?token)` +
+		quote + `[ \t]*(?:=|:)[ \t]*` + quote + "([^\\s\"'\\\\,;\\[\\]{}()<>`]{4,})"
+}
+
+// keepAssignment keeps a value that is a placeholder, and a lone short
+// word after a spaced separator ("Token: each word is…" is prose, not a
+// secret; "password=hunter" and "password: hunter2" are).
+func keepAssignment(match, value []byte) bool {
+	if placeholder(value) {
+		return true
+	}
+	spaced := bytes.ContainsAny(match[:len(match)-len(value)], " \t")
+	return spaced && len(value) < 12 && isLowerWord(value)
+}
+
+func isLowerWord(v []byte) bool {
+	for _, c := range v {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// looksRandom reports whether v mixes letters and digits, as generated
+// keys do and words ("sk-learn-compatible-estimators") do not.
+func looksRandom(v []byte) bool {
+	var letter, digit bool
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	return letter && digit
+}
+
+// placeholders are values of an assignment that are not secrets: type
+// names, references to somewhere else, masks.
+var placeholders = []string{
+	"string", "str", "int", "number", "bool", "boolean", "none", "null", "nil", "true", "false",
+	"undefined", "required", "optional", "secret", "password", "token", "redacted", "example",
+	"changeme", "xxxx", "****",
+}
+
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '$', '%', '*', '<', '{', '[', '@', '&', '.', '/', '#':
+		return true
+	}
+	lower := strings.ToLower(string(v))
+	for _, p := range placeholders {
+		if lower == p || strings.HasPrefix(lower, p) && len(lower) <= len(p)+1 {
+			return true
+		}
+	}
+	return strings.HasPrefix(lower, "os.") || strings.HasPrefix(lower, "process.") ||
+		strings.HasPrefix(lower, "env.") || strings.Trim(lower, "x*•.") == ""
+}
+
+// Redactor replaces secrets. A nil *Redactor replaces nothing.
+type Redactor struct {
+	// env are the values of secret-looking environment variables, each
+	// as written in plain text and inside a JSON string (they differ
+	// when the value has a quote, a backslash or a control character).
+	env []envValue
+}
+
+type envValue struct {
+	name        string
+	plain, json []byte
+}
+
+// New returns a Redactor for the known formats and the secret-looking
+// variables of environ (as os.Environ gives it).
+func New(environ []string) *Redactor {
+	r := &Redactor{}
+	seen := map[string]bool{}
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !validName(name) || !SecretName(name) || !secretValue(value) || seen[value] {
+			continue
+		}
+		seen[value] = true
+		r.env = append(r.env, envValue{name: name, plain: []byte(value), json: jsonEscape(value)})
+	}
+	// Longest first: a value that contains another is replaced whole.
+	slices.SortFunc(r.env, func(a, b envValue) int { return len(b.plain) - len(a.plain) })
+	return r
+}
+
+// validName reports whether name can go in a marker as it is.
+func validName(name string) bool {
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// secretNameParts are the words of a variable name that make its value a
+// secret (ANTHROPIC_API_KEY, GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY).
+var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PAT", "CREDENTIAL", "CREDENTIALS", "APIKEY", "AUTH"}
+
+// notSecretNameParts end names that hold a place, not a secret
+// (SSH_AUTH_SOCK, GOOGLE_APPLICATION_CREDENTIALS_FILE, KEY_PATH).
+var notSecretNameParts = []string{"SOCK", "FILE", "PATH", "DIR", "HOME", "ID", "URL", "HOST", "PORT", "USER", "NAME", "TYPE", "MODE", "SIZE", "COUNT", "MAX", "MIN"}
+
+// SecretName reports whether an environment variable's name says its
+// value is a secret: one of its underscore-separated words is KEY, TOKEN,
+// SECRET, PASSWORD… and its last word is not one that names a place.
+func SecretName(name string) bool {
+	words := strings.Split(strings.ToUpper(name), "_")
+	if slices.Contains(notSecretNameParts, words[len(words)-1]) {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(secretNameParts, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretValue reports whether a variable's value could be a secret worth
+// looking for: long enough not to match ordinary text, not a path.
+func secretValue(v string) bool {
+	if len(v) < 8 || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "enabled", "disabled":
+		return false
+	}
+	return true
+}
+
+// jsonEscape is v as written inside a JSON string, without the quotes.
+func jsonEscape(v string) []byte {
+	var b bytes.Buffer
+	for _, c := range []byte(v) {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte("0123456789abcdef"[c>>4])
+			b.WriteByte("0123456789abcdef"[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.Bytes()
+}
+
+// JSON returns data, a JSON text, with every secret inside its strings
+// replaced by a marker; data itself is returned when nothing matched.
+// Markers hold no quote or backslash, so the result is valid JSON.
+func (r *Redactor) JSON(data []byte) []byte { return r.redact(data, true) }
+
+// Text is JSON for plain text (an export, say).
+func (r *Redactor) Text(s string) string {
+	out := r.redact([]byte(s), false)
+	return string(out)
+}
+
+// span is a stretch of the input to replace.
+type span struct {
+	start, end int
+	kind       string
+	rank       int // of two spans alike, the lower rank's kind names it
+}
+
+func (r *Redactor) redact(data []byte, inJSON bool) []byte {
+	if r == nil || len(data) == 0 {
+		return data
+	}
+	var spans []span
+	for i := 0; i+2 < len(data); i++ {
+		if !anchorPairs[uint16(lowerByte(data[i]))<<8|uint16(lowerByte(data[i+1]))] {
+			continue
+		}
+		for _, a := range anchorStarts[trigram(data[i:])] {
+			if sp, ok := a.matchAt(data, i, inJSON); ok {
+				spans = append(spans, sp)
+			}
+		}
+	}
+	for _, e := range r.env {
+		needle := e.plain
+		if inJSON {
+			needle = e.json
+		}
+		for at := 0; ; {
+			i := bytes.Index(data[at:], needle)
+			if i < 0 {
+				break
+			}
+			start := at + i
+			spans = append(spans, span{start, start + len(needle), "env:" + e.name, len(rules)})
+			at = start + len(needle)
+		}
+	}
+	if len(spans) == 0 {
+		return data
+	}
+	return replace(data, spans)
+}
+
+// anchor is one literal of one rule.
+type anchor struct {
+	text string // as the rule writes it
+	rule *rule
+}
+
+// The anchors are found in one pass over the data, not one bytes.Index
+// pass each (37 passes, stopping at every "s" and "t" of prose, ran at
+// 50 MB/s): a table of the ASCII-lowercased pairs anchors start with
+// rules out most positions, then the trigram names the anchors to try.
+var (
+	anchorPairs  [1 << 16]bool
+	anchorStarts = map[uint32][]anchor{}
+)
+
+func init() {
+	for i := range rules {
+		rules[i].rank = i
+		for _, text := range rules[i].anchors {
+			if len(text) < 3 {
+				panic("redact: an anchor needs three bytes: " + text)
+			}
+			anchorPairs[uint16(lowerByte(text[0]))<<8|uint16(lowerByte(text[1]))] = true
+			k := trigram([]byte(text))
+			anchorStarts[k] = append(anchorStarts[k], anchor{text: text, rule: &rules[i]})
+		}
+	}
+}
+
+func trigram(b []byte) uint32 {
+	return uint32(lowerByte(b[0])) | uint32(lowerByte(b[1]))<<8 | uint32(lowerByte(b[2]))<<16
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// matchAt reports the secret of a's rule starting at data[start:], where
+// the trigram of a was seen.
+func (a anchor) matchAt(data []byte, start int, inJSON bool) (span, bool) {
+	ru := a.rule
+	rest := data[start:]
+	if len(rest) < len(a.text) {
+		return span{}, false
+	}
+	if ru.fold {
+		if !equalFoldASCII(rest[:len(a.text)], a.text) {
+			return span{}, false
+		}
+	} else if string(rest[:len(a.text)]) != a.text {
+		return span{}, false
+	}
+	if ru.word && start > 0 && wordByte(data[start-1]) {
+		return span{}, false
+	}
+	if ru.pre != nil && !ru.pre(rest, len(a.text)) {
+		return span{}, false
+	}
+	window := rest[:min(len(rest), ru.window)]
+	re := ru.re
+	if !inJSON && ru.textRe != nil {
+		re = ru.textRe
+	}
+	m := re.FindSubmatchIndex(window)
+	if m == nil {
+		return span{}, false
+	}
+	s, e := m[0], m[1]
+	if ru.group > 0 {
+		s, e = m[2*ru.group], m[2*ru.group+1]
+	}
+	value := window[s:e]
+	if bytes.HasPrefix(value, []byte(markerPrefix)) || ru.keep != nil && ru.keep(window[m[0]:m[1]], value) {
+		return span{}, false
+	}
+	return span{start + s, start + e, ru.kind, ru.rank}, true
+}
+
+func equalFoldASCII(b []byte, s string) bool {
+	for i := range len(s) {
+		if lowerByte(b[i]) != lowerByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// replace writes data with each span replaced by its marker; of spans
+// that overlap, the one starting first (the longest of those) wins.
+func replace(data []byte, spans []span) []byte {
+	slices.SortFunc(spans, func(a, b span) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		if a.end != b.end {
+			return b.end - a.end
+		}
+		return a.rank - b.rank
+	})
+	out := make([]byte, 0, len(data))
+	last := 0
+	for _, sp := range spans {
+		if sp.start < last {
+			continue // inside one already replaced
+		}
+		out = append(out, data[last:sp.start]...)
+		out = append(out, Marker(sp.kind)...)
+		last = sp.end
+	}
+	return append(out, data[last:]...)
+}
+
+// Settled is how much of text, streaming in, can be redacted and written
+// now without cutting a secret in two: up to its last newline, and not
+// into a PEM private key block that has not ended. Every secret but a PEM
+// block fits on one line.
+func Settled(text string) int {
+	cut := strings.LastIndexByte(text, '\n') + 1
+	if begin := strings.LastIndex(text[:cut], "-----BEGIN "); begin >= 0 && !strings.Contains(text[begin:cut], "-----END ") {
+		cut = strings.LastIndexByte(text[:begin], '\n') + 1
+	}
+	return cut
+}
