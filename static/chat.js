@@ -26,6 +26,7 @@ import { onTurnStart, restingStatuses, setRunning, setStatus } from './status.js
 import {
   applyPartial,
   flushDeltas,
+  onBlocks,
   onDelta,
   onMessageDiscard,
   onMessageEnd,
@@ -83,6 +84,7 @@ const handlers = {
   [EV.turnStart]: onTurnStart,
   [EV.messageStart]: onMessageStart,
   [EV.textDelta]: onDelta,
+  [EV.messageBlocks]: onBlocks,
   [EV.toolStart]: onToolStart,
   [EV.toolApproval]: addApproval,
   [EV.toolOutput]: onToolOutput,
@@ -114,7 +116,8 @@ async function drain() {
   try {
     while (backlog.length) {
       const [name, data] = backlog.shift();
-      if (name !== EV.textDelta) flushDeltas();
+      // Blocks join the deltas' frame: they follow the text they cover.
+      if (name !== EV.textDelta && name !== EV.messageBlocks) flushDeltas();
       try {
         await handlers[name](data);
       } catch (err) {

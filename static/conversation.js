@@ -2,7 +2,8 @@
 // in (message.start, text.delta), become the server's rendering when they
 // end (message.end), or are dropped (message.discard); each turn's usage
 // or error line; and catching up after the stream was down (the snapshot's
-// partial text, the document's latest messages). Tool calls inside a
+// partial text, the document's latest messages). The DOM of a message
+// being written is streaming.js's. Tool calls inside a
 // message are tools.js's.
 //
 //   #messages                            the latest thread's messages
@@ -21,6 +22,7 @@ import { keepBottom } from './scroll.js';
 import { markWriting } from './status.js';
 import { setToolState, toolEl } from './tools.js';
 import { setSessionUsage, usageLine } from './usage.js';
+import { showPartial, write as writeStreaming } from './streaming.js';
 
 const body = document.body;
 
@@ -62,25 +64,6 @@ export function startMessage(id, role) {
   return m;
 }
 
-// textNode is the text node a message's next delta goes into: the last
-// one, unless a tool call came after it.
-function textNode(m) {
-  const last = m.lastElementChild;
-  if (last?.classList.contains('streaming-text')) {
-    if (!last.firstChild) last.append(document.createTextNode(''));
-    return last.firstChild;
-  }
-  const p = el('p', 'plain streaming-text');
-  const t = document.createTextNode('');
-  p.append(t);
-  m.append(p);
-  return t;
-}
-
-function streamedText(m) {
-  return [...m.querySelectorAll(':scope > .streaming-text')].map((p) => p.textContent).join('');
-}
-
 // endStreaming marks what is left streaming as ended when no message.end
 // will come for it; its text stays.
 function endStreaming(m) {
@@ -105,35 +88,52 @@ export function settle() {
 
 // Deltas: the first one after a quiet spell goes into the page at once;
 // those that arrive before the next frame are merged and written then, so
-// a fast stream costs one DOM write per frame. A hidden tab gets no frames:
-// its text waits in pending, and any other event writes it first.
-const pending = new Map();
+// a fast stream costs one DOM write per frame. Rendered blocks
+// (message.blocks) join the same frame, after the text they cover. A
+// hidden tab gets no frames: what arrived waits in pending, and any other
+// event writes it first.
+const pending = new Map(); // message id → {text, html, upto}
 let frame = 0;
 
-function appendText(id, text) {
-  if (!text) return;
+function write(id, { text, html, upto }) {
   const m = messageEl(id);
   if (m && !('streaming' in m.dataset)) return; // it has ended: a late delta
-  textNode(m || startMessage(id, 'assistant')).appendData(text);
+  writeStreaming(m || startMessage(id, 'assistant'), text, html, upto);
+}
+
+function queue(id, text, html, upto) {
+  const p = pending.get(id) || { text: '', html: '', upto: -1 };
+  p.text += text;
+  p.html += html;
+  if (upto >= 0) p.upto = upto;
+  pending.set(id, p);
+  if (!frame) frame = requestAnimationFrame(flushDeltas);
 }
 
 export function onDelta(d) {
   if (!d || typeof d.text !== 'string') return;
   markWriting();
   if (frame) {
-    pending.set(d.message, (pending.get(d.message) || '') + d.text);
+    queue(d.message, d.text, '', -1);
     return;
   }
-  appendText(d.message, d.text);
+  write(d.message, { text: d.text, html: '', upto: -1 });
   keepBottom();
   frame = requestAnimationFrame(flushDeltas);
+}
+
+// onBlocks takes blocks of the answer the server rendered as they
+// completed (static/streaming.js shows them).
+export function onBlocks(d) {
+  if (!d?.message || typeof d.html !== 'string' || !Number.isInteger(d.upto)) return;
+  queue(d.message, '', d.html, d.upto);
 }
 
 export function flushDeltas() {
   if (frame) cancelAnimationFrame(frame);
   frame = 0;
   if (pending.size === 0) return;
-  for (const [id, text] of pending) appendText(id, text);
+  for (const [id, p] of pending) write(id, p);
   pending.clear();
   keepBottom();
 }
@@ -254,26 +254,12 @@ export function onTurnError(d) {
 // --- Snapshot ----------------------------------------------------------------
 
 // applyPartial brings the message being written up to the snapshot's text
-// without disturbing a tab that already shows it (every tab gets the
-// snapshot another tab's connect triggers).
+// and rendered blocks without disturbing a tab that already shows them.
 export function applyPartial(p) {
   if (!p?.message) return;
-  const text = typeof p.text === 'string' ? p.text : '';
   const m = messageEl(p.message);
   if (m && !('streaming' in m.dataset)) return; // already finished here
-  if (!m) {
-    appendText(p.message, text);
-    startMessage(p.message, 'assistant');
-    return;
-  }
-  const have = streamedText(m);
-  if (have.startsWith(text)) return;
-  if (text.startsWith(have)) {
-    appendText(p.message, text.slice(have.length));
-    return;
-  }
-  for (const t of m.querySelectorAll(':scope > .streaming-text')) t.remove();
-  m.querySelector(':scope > .message-head').after(el('p', 'plain streaming-text', text));
+  showPartial(m || startMessage(p.message, 'assistant'), p);
 }
 
 // resync merges the document's latest messages into the page after the
