@@ -10,8 +10,8 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // diffBlock shows a file change: added lines green, removed red, hunk
-// headers dim, a long diff folded after DiffFold lines. chat.js unfolds it
-// (the approval card draws the same markup).
+// headers dim, a long diff folded after DiffFold lines: in a tool's outcome
+// and in an approval card (ApprovalCard). static/diff.js unfolds it.
 func diffBlock(d *DiffView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
