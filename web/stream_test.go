@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,4 +165,102 @@ func TestStreamGolden(t *testing.T) {
 	if out.String() != string(want) {
 		t.Errorf("block events differ from %s (run with -update and review the diff)", golden)
 	}
+}
+
+// The benchmarks below cost one ~2,000-token answer (testdata/stream/
+// answer.md: headings, lists, a table, two code blocks, paragraphs, 7.4 KB)
+// sent as models send it, in deltas of 4 bytes, four ways: raw deltas and
+// no rendering at all; raw deltas and one rendering at the end
+// (message.end, what the tab had before); blocks rendered while streaming
+// plus the final rendering (what it has now); and, to show what the
+// incremental design saves, re-rendering the whole text at every newline.
+// Each reports the bytes a tab receives (SSE frames: id, event, data) per
+// answer. docs/PERFORMANCE.md has the figures.
+
+const benchMessage = "01a22eac-965c-72f1-8203-8d7c47978358" // a message id's length
+
+func benchAnswer(b *testing.B) string {
+	b.Helper()
+	src, err := os.ReadFile("testdata/stream/answer.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(src)
+}
+
+// frameSize is the size of one SSE event as the hub writes it.
+func frameSize(name string, data any) int {
+	j, err := json.Marshal(data)
+	if err != nil {
+		panic(err)
+	}
+	return len("id: 1764543223000000\nevent: "+name+"\ndata: \n\n") + len(j)
+}
+
+type deltaData struct {
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+
+type blocksData struct {
+	Message string `json:"message"`
+	HTML    string `json:"html"`
+	Upto    int    `json:"upto"`
+}
+
+// benchStream streams one answer per iteration. newRender, when not nil,
+// makes what each delta also goes through for that answer, which returns
+// the bytes of the events it adds beside the delta; end adds the final
+// rendering (message.end).
+func benchStream(b *testing.B, newRender func() func(delta string) int, end bool) {
+	src := benchAnswer(b)
+	var wire int
+	for b.Loop() {
+		wire = 0
+		var render func(string) int
+		if newRender != nil {
+			render = newRender()
+		}
+		for s := src; len(s) > 0; {
+			n := min(4, len(s))
+			wire += frameSize("text.delta", deltaData{benchMessage, s[:n]})
+			if render != nil {
+				wire += render(s[:n])
+			}
+			s = s[n:]
+		}
+		if end {
+			wire += frameSize("message.end", blocksData{Message: benchMessage, HTML: web.RenderMarkdown(src)})
+		}
+	}
+	b.ReportMetric(float64(wire), "wire-B/answer")
+}
+
+func BenchmarkStreamAnswer(b *testing.B) {
+	b.Run("raw-deltas-only", func(b *testing.B) { benchStream(b, nil, false) })
+	b.Run("render-once-at-end", func(b *testing.B) { benchStream(b, nil, true) })
+	b.Run("blocks-while-streaming", func(b *testing.B) {
+		benchStream(b, func() func(string) int {
+			r := web.NewStreamRenderer()
+			return func(delta string) int {
+				if html, ok := r.Write(delta); ok {
+					return frameSize("message.blocks", blocksData{benchMessage, html, r.Upto()})
+				}
+				return 0
+			}
+		}, true)
+	})
+	b.Run("rerender-whole-per-newline", func(b *testing.B) {
+		benchStream(b, func() func(string) int {
+			var text strings.Builder
+			return func(delta string) int {
+				text.WriteString(delta)
+				if !strings.Contains(delta, "\n") {
+					return 0
+				}
+				html := web.RenderMarkdown(text.String())
+				return frameSize("message.blocks", blocksData{Message: benchMessage, HTML: html})
+			}
+		}, true)
+	})
 }
