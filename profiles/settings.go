@@ -32,6 +32,10 @@ type Settings struct {
 	Approvals     Approvals           `json:"approvals"`
 	DeniedPaths   []string            `json:"denied_paths"`
 	RedactSecrets *bool               `json:"redact_secrets"`
+	// Notifications lets a session's tab notify the person (once they
+	// allowed it in the browser) when an approval waits or a long turn
+	// ends while the tab is hidden. A pointer, as RedactSecrets: unset is on.
+	Notifications *bool `json:"notifications"`
 }
 
 // Provider says where a model provider is and which environment variable
@@ -59,7 +63,7 @@ type Approvals struct {
 // DefaultSettings returns the settings of a profile with no settings.json.
 // Each call returns fresh maps and slices, so callers may change them.
 func DefaultSettings() Settings {
-	redact := true
+	redact, notify := true, true
 	return Settings{
 		DefaultModel: "anthropic/claude-sonnet-4-5",
 		TitleModel:   "anthropic/claude-haiku-4-5",
@@ -74,6 +78,7 @@ func DefaultSettings() Settings {
 		Approvals:     Approvals{Bash: ApprovalAsk, Edit: ApprovalAsk},
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &redact,
+		Notifications: &notify,
 	}
 }
 
@@ -90,6 +95,12 @@ func (m Model) CompactAt() int {
 // RedactsSecrets reports whether secrets are redacted; unset means yes.
 func (s Settings) RedactsSecrets() bool {
 	return s.RedactSecrets == nil || *s.RedactSecrets
+}
+
+// Notifies reports whether session tabs may notify the person; unset
+// means yes.
+func (s Settings) Notifies() bool {
+	return s.Notifications == nil || *s.Notifications
 }
 
 // LoadSettings reads the settings file at path, merged over DefaultSettings.

@@ -10,6 +10,7 @@ type fileSettings struct {
 	Approvals     fileApprovals           `json:"approvals"`
 	DeniedPaths   *[]string               `json:"denied_paths"`
 	RedactSecrets *bool                   `json:"redact_secrets"`
+	Notifications *bool                   `json:"notifications"`
 }
 
 type fileProvider struct {
@@ -45,6 +46,9 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.DeniedPaths, f.DeniedPaths)
 	if f.RedactSecrets != nil {
 		s.RedactSecrets = f.RedactSecrets
+	}
+	if f.Notifications != nil {
+		s.Notifications = f.Notifications
 	}
 	return s
 }

@@ -28,6 +28,7 @@ func TestDefaultSettings(t *testing.T) {
 		Approvals:     profiles.Approvals{Bash: "ask", Edit: "ask"},
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &yes,
+		Notifications: &yes,
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -69,6 +70,7 @@ func TestLoadSettings(t *testing.T) {
 				s.Approvals.Bash = "allow"
 				s.DeniedPaths = []string{"~/.ssh", "~/secrets"}
 				s.RedactSecrets = &no
+				s.Notifications = &no
 			},
 		},
 	}
@@ -336,6 +338,25 @@ func TestRedactsSecrets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := (profiles.Settings{RedactSecrets: tt.set}).RedactsSecrets(); got != tt.want {
 				t.Errorf("RedactsSecrets() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNotifies(t *testing.T) {
+	tests := []struct {
+		name string
+		set  *bool
+		want bool
+	}{
+		{name: "unset", set: nil, want: true},
+		{name: "true", set: ptr(true), want: true},
+		{name: "false", set: ptr(false), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (profiles.Settings{Notifications: tt.set}).Notifies(); got != tt.want {
+				t.Errorf("Notifies() = %v, want %v", got, tt.want)
 			}
 		})
 	}
