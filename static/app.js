@@ -19,6 +19,8 @@ import { button, el, isAbort, isTyping, parseData } from './dom.js';
 import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
+import { Search } from './search.js';
+import { followListing, initSidebar } from './sidebar.js';
 import './highlight.js';
 import './copy.js';
 
@@ -96,11 +98,25 @@ function relativeText(date) {
   return dateTime.format(date);
 }
 
+const shortDate = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+
+// shortText is relativeText for a narrow column (the sidebar): "5m",
+// "3h", "2d", then the date, as the server writes it first.
+function shortText(date) {
+  const seconds = (Date.now() - date.getTime()) / 1000;
+  if (seconds < 60) return 'now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`;
+  if (seconds < 30 * 86400) return `${Math.floor(seconds / 86400)}d`;
+  return shortDate.format(date);
+}
+
 function localizeTime(el) {
   const date = new Date(el.dateTime);
   if (Number.isNaN(date.getTime())) return;
   el.title = dateTime.format(date);
-  el.textContent = 'relative' in el.dataset ? relativeText(date) : dateTime.format(date);
+  const rel = el.dataset.relative;
+  el.textContent = rel === 'short' ? shortText(date) : rel !== undefined ? relativeText(date) : dateTime.format(date);
   el.dataset.localized = '';
 }
 
@@ -128,61 +144,18 @@ function initTimes() {
 const searchInput = () => document.querySelector('[data-testid="search-input"]');
 const sessionList = () => document.getElementById('session-list');
 
-// listRequest is the fetch that is about to replace or extend the list; a
-// new search aborts it, so only the latest query's rows ever land.
-let listRequest = null;
+// listing is the home or archived page's search over its rows (search.js);
+// null on other pages.
+let listing = null;
 
-function startListRequest() {
-  listRequest?.abort();
-  listRequest = new AbortController();
-  return listRequest;
-}
-
-function endListRequest(ctl, list) {
-  if (listRequest !== ctl) return;
-  listRequest = null;
-  list.removeAttribute('aria-busy');
-}
-
-async function search(input) {
-  const list = sessionList();
-  if (!list) return;
-  const ctl = startListRequest();
-  const q = input.value.trim();
-  const url = new URL(input.dataset.partialUrl, location.href);
-  if (q) url.searchParams.set('q', q);
-  list.setAttribute('aria-busy', 'true');
-  try {
-    // Title, model and ID matches first, then what was said: the text
-    // search reads every document, so its answer comes second.
-    const hits = searchHits(q, ctl.signal);
-    list.replaceChildren(await fetchFragment(url, ctl.signal));
-    rememberQuery(q);
-    await hits;
-  } catch (err) {
-    if (!isAbort(err)) showError(`Search failed: ${err.message}`);
-  } finally {
-    endListRequest(ctl, list);
-  }
-}
-
-// searchHits fills the text hits below the rows, or empties them for an
-// empty query; a newer search's abort leaves them to that search.
-async function searchHits(q, signal) {
-  const box = document.getElementById('text-hits');
-  if (!box) return;
-  if (!q) {
-    box.replaceChildren();
-    return;
-  }
-  const url = new URL(box.dataset.partialUrl, location.href);
-  url.searchParams.set('q', q);
-  box.replaceChildren(await fetchFragment(url, signal));
-}
+// pagesLoaded counts the pages of rows the list holds: a search shows the
+// first, each "Load more" adds one.
+let pagesLoaded = 1;
 
 // rememberQuery keeps the filter in the address, so reloading or going back
 // shows the same rows.
 function rememberQuery(q) {
+  pagesLoaded = 1;
   const page = new URL(location.href);
   if (q) page.searchParams.set('q', q);
   else page.searchParams.delete('q');
@@ -190,44 +163,52 @@ function rememberQuery(q) {
   history.replaceState(history.state, '', page);
 }
 
-const searchDelay = 150;
+function rowsURL(q, pages = 1) {
+  const url = new URL(searchInput().dataset.partialUrl, location.href);
+  if (q) url.searchParams.set('q', q);
+  if (pages > 1) url.searchParams.set('pages', String(pages));
+  return url;
+}
 
 function initSearch() {
   const input = searchInput();
-  if (!input) return;
-  if (input.value.trim()) searchHits(input.value.trim()).catch(() => {}); // a reload with ?q=
-  let timer = 0;
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => search(input), searchDelay);
-  });
-  input.form?.addEventListener('submit', (e) => {
-    e.preventDefault();
-    clearTimeout(timer);
-    search(input);
-  });
+  const list = sessionList();
+  if (!input || !list) return;
+  listing = new Search({
+    input, list, hits: document.getElementById('text-hits'), rowsURL,
+    onError: showError, onRows: rememberQuery,
+  }).bind();
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && input.value === '') input.blur();
     if (e.key === 'ArrowDown') {
       e.preventDefault();
       moveRow(1);
     }
   });
+  // The rows follow the listing as it changes: a new session appears, a
+  // renamed one shows its title, an archived one leaves (and the archived
+  // page gains it). With a query, the rows matching it are fetched again
+  // (the text hits below stay: they cost a read of every document). After
+  // "Load more", every page loaded so far is fetched again in one
+  // fragment, so the rows the person scrolled to stay. A search or "Load
+  // more" in flight wins: its rows are newer.
+  followListing(() => {
+    if (!listing.busy) listing.refresh(rowsURL(listing.query, pagesLoaded));
+  });
 }
 
 async function loadMore(el) {
-  const list = sessionList();
   const item = el.closest('[data-more]');
-  if (!list || !item || listRequest) return;
-  const ctl = startListRequest();
+  if (!listing || !item || listing.busy) return;
+  const ctl = listing.start();
   setBusy(el, true);
   try {
     item.replaceWith(await fetchFragment(el.dataset.url, ctl.signal));
+    pagesLoaded++;
   } catch (err) {
     setBusy(el, false);
     if (!isAbort(err)) showError(`Could not load more sessions: ${err.message}`);
   } finally {
-    endListRequest(ctl, list);
+    listing.end(ctl);
   }
 }
 
@@ -441,6 +422,7 @@ document.addEventListener('keydown', onKey);
 initTimes();
 initNewSession();
 initSearch();
+initSidebar(showError);
 initThreads();
 initStream();
 initChat();

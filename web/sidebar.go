@@ -31,6 +31,14 @@ func StatusText(status string) string {
 	return "Idle"
 }
 
+// statusOr is status, or idle when a row was made without one.
+func statusOr(status string) string {
+	if status == "" {
+		return StatusIdle
+	}
+	return status
+}
+
 // SidebarView is the session page's list of sessions: the newest page of
 // them, or those a query finds, grouped by folder when Grouped.
 type SidebarView struct {

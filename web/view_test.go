@@ -74,18 +74,23 @@ func TestNewSessionRow(t *testing.T) {
 	}{
 		{
 			name: "titled",
-			in:   session.Summary{ID: "a", Title: "Fix it", Model: "m", UpdatedAt: t0, Messages: 3},
-			want: web.SessionRow{ID: "a", Title: "Fix it", Model: "m", UpdatedAt: t0, Messages: 3},
+			in:   session.Summary{ID: "a", Title: "Fix it", Model: "m", Cwd: "/src", UpdatedAt: t0, Messages: 3},
+			want: web.SessionRow{ID: "a", Title: "Fix it", Model: "m", Cwd: "/src", UpdatedAt: t0, Messages: 3, Status: web.StatusIdle},
+		},
+		{
+			name: "failed",
+			in:   session.Summary{ID: "f", Title: "Broke", Failed: true},
+			want: web.SessionRow{ID: "f", Title: "Broke", Status: web.StatusFailed},
 		},
 		{
 			name: "untitled",
 			in:   session.Summary{ID: "b"},
-			want: web.SessionRow{ID: "b", Title: "Untitled"},
+			want: web.SessionRow{ID: "b", Title: "Untitled", Status: web.StatusIdle},
 		},
 		{
 			name: "damaged",
 			in:   session.Summary{ID: "c", Damaged: "invalid JSON at byte 12"},
-			want: web.SessionRow{ID: "c", Title: "Untitled", Damaged: "invalid JSON at byte 12"},
+			want: web.SessionRow{ID: "c", Title: "Untitled", Damaged: "invalid JSON at byte 12", Status: web.StatusIdle},
 		},
 	}
 	for _, tt := range tests {

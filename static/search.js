@@ -1,0 +1,115 @@
+// A search box over a list of session rows, shared by the home page and the
+// session page's sidebar. As the person types, the rows the server renders
+// for the query (title, model and ID matches) replace the list's children,
+// then what the text search finds fills a box below them. Markup it acts
+// on: the input, the list (aria-busy while a fetch runs) and the hits box
+// (data-partial-url, /partials/search).
+
+import { fetchFragment } from './http.js';
+import { isAbort } from './dom.js';
+
+// searchDelay is how long typing must pause before a search runs.
+const searchDelay = 150;
+
+export class Search {
+  // rowsURL(q) is the rows fragment for query q; onError(message) says a
+  // failure; onRows(q), when given, runs once the rows for q are in.
+  constructor({ input, list, hits, rowsURL, onError, onRows }) {
+    Object.assign(this, { input, list, hits, rowsURL, onError, onRows });
+    // request is the fetch about to replace or extend the list: a newer
+    // one aborts it, so only the latest query's rows ever land.
+    this.request = null;
+  }
+
+  get query() {
+    return this.input ? this.input.value.trim() : '';
+  }
+
+  get busy() {
+    return this.request !== null;
+  }
+
+  // start claims the list for a fetch, aborting the one before.
+  start() {
+    this.request?.abort();
+    this.request = new AbortController();
+    this.list.setAttribute('aria-busy', 'true');
+    return this.request;
+  }
+
+  end(ctl) {
+    if (this.request !== ctl) return;
+    this.request = null;
+    this.list.removeAttribute('aria-busy');
+  }
+
+  // bind runs the search as the person types, at once on Enter.
+  bind() {
+    const input = this.input;
+    if (!input) return this;
+    if (this.query) this.fillHits(this.query).catch(() => {}); // a reload with ?q=
+    let timer = 0;
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.run(), searchDelay);
+    });
+    input.form?.addEventListener('submit', (e) => {
+      e.preventDefault();
+      clearTimeout(timer);
+      this.run();
+    });
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && input.value === '') input.blur();
+    });
+    return this;
+  }
+
+  // run shows the rows for the query, then the text hits.
+  async run() {
+    const ctl = this.start();
+    const q = this.query;
+    try {
+      // Title, model and ID matches first, then what was said: the text
+      // search reads every document, so its answer comes second.
+      const hits = this.fillHits(q, ctl.signal);
+      this.list.replaceChildren(await fetchFragment(this.rowsURL(q), ctl.signal));
+      this.onRows?.(q);
+      await hits;
+    } catch (err) {
+      if (!isAbort(err)) this.onError?.(`Search failed: ${err.message}`);
+    } finally {
+      this.end(ctl);
+    }
+  }
+
+  // refresh fetches the rows again for the same query, keeping keyboard
+  // focus on the row it was on: the listing changed under them. The text
+  // hits stay as they are: they cost a read of every document, and a
+  // change of the listing rarely changes what was said.
+  async refresh(url = this.rowsURL(this.query)) {
+    const focused = document.activeElement?.closest('[data-session-id]');
+    const id = this.list.contains(focused) ? focused.dataset.sessionId : '';
+    const ctl = this.start();
+    try {
+      this.list.replaceChildren(await fetchFragment(url, ctl.signal));
+      if (id) this.list.querySelector(`[data-session-id="${CSS.escape(id)}"] a`)?.focus({ preventScroll: true });
+    } catch (err) {
+      if (!isAbort(err)) this.onError?.(`Could not update the sessions: ${err.message}`);
+    } finally {
+      this.end(ctl);
+    }
+  }
+
+  // fillHits fills the text hits for q, or empties them for an empty query.
+  async fillHits(q, signal) {
+    const box = this.hits;
+    if (!box) return;
+    if (!q) {
+      box.replaceChildren();
+      return;
+    }
+    const url = new URL(box.dataset.partialUrl, location.href);
+    url.searchParams.set('q', q);
+    box.replaceChildren(await fetchFragment(url, signal));
+  }
+}
