@@ -178,20 +178,25 @@ type MessageDiscard struct {
 	Message string `json:"message"`
 }
 
-// ToolStart says a tool began running.
+// ToolStart says a tool began running. Message is the answer that called
+// it; HTML is the call's card as the page shows it, without its outcome
+// (ToolEnd brings that).
 type ToolStart struct {
+	Message   string          `json:"message"`
 	ToolUseID string          `json:"tool_use_id"`
 	Tool      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
+	HTML      string          `json:"html,omitempty"`
 }
 
 // ToolApproval asks the person to allow a tool call; Diff shows a file
-// edit.
+// edit. HTML is the approval card, with its three decision buttons.
 type ToolApproval struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Tool      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	Diff      string          `json:"diff,omitempty"`
+	HTML      string          `json:"html,omitempty"`
 }
 
 // ToolOutput is output a running command printed, as it arrives (the
@@ -201,11 +206,13 @@ type ToolOutput struct {
 	Text      string `json:"text"`
 }
 
-// ToolEnd is a tool's outcome, its output capped.
+// ToolEnd is a tool's outcome, its output capped; HTML is the outcome as
+// the page shows it in the call's card (its duration, its diff).
 type ToolEnd struct {
 	ToolUseID string `json:"tool_use_id"`
 	IsError   bool   `json:"is_error"`
 	Output    string `json:"output"`
+	HTML      string `json:"html,omitempty"`
 }
 
 // CompactionStart says a compaction began, and why.

@@ -29,6 +29,10 @@ type Models interface {
 // Renderer renders a message as the page shows it, for message.end.
 type Renderer func(sessionID string, m session.Message) (string, error)
 
+// ApprovalRenderer renders the card of a pending approval from the
+// fields of its tool.approval event (web.ApprovalHTML).
+type ApprovalRenderer func(toolUseID, name string, input []byte, diff string) (string, error)
+
 // StreamRenderer renders an answer while it streams (web.StreamRenderer):
 // Write takes each delta and returns the HTML of the blocks it completed,
 // and Upto how much of the text (UTF-16 code units) they now cover.
@@ -47,6 +51,14 @@ type Options struct {
 	// RenderPanel renders the session page's side panel, editable, for
 	// the panel event; nil: no panel events.
 	RenderPanel func(*session.Document) (string, error)
+	// RenderToolCall renders a tool call's card, for tool.start;
+	// RenderToolResult its recorded outcome, for tool.end;
+	// RenderApproval a pending approval's card, for tool.approval and a
+	// snapshot's approvals. Each as the page renders it (web), so the tab
+	// swaps in the same markup a reload shows; nil: events without html.
+	RenderToolCall   func(use session.Block) (string, error)
+	RenderToolResult func(result session.Block) (string, error)
+	RenderApproval   ApprovalRenderer
 	// StreamRenderer makes the renderer of one streaming answer, whose
 	// complete blocks go out as message.blocks; nil: text deltas only.
 	StreamRenderer func() StreamRenderer

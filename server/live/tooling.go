@@ -48,15 +48,19 @@ type toolOutcome struct {
 // not run, so every call in the thread keeps an outcome.
 func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 	results := make([]session.Block, 0, len(uses))
+	caller := s.callerOf(uses)
 	for _, use := range uses {
 		var out toolOutcome
-		if ctx.Err() != nil {
+		ran := ctx.Err() == nil
+		if !ran {
 			out = toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
 		} else {
 			s.w.StartTool(use.ID)
-			s.publish(event.ToolStart{ToolUseID: use.ID, Tool: use.Name, Input: rawJSON(use.Input)})
+			s.publish(event.ToolStart{
+				Message: caller, ToolUseID: use.ID, Tool: use.Name, Input: rawJSON(use.Input),
+				HTML: s.render("tool call", s.m.opts.RenderToolCall, use),
+			})
 			out = s.runTool(ctx, use)
-			s.publish(event.ToolEnd{ToolUseID: use.ID, IsError: out.isError, Output: capText(out.output, maxEventOutput)})
 		}
 		content, _ := json.Marshal(out.output)
 		result := session.Block{
@@ -68,6 +72,14 @@ func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 		result.Interrupted = ctx.Err() != nil
 		if out.record != nil {
 			out.record(&result)
+		}
+		if ran {
+			// The outcome as it is recorded, so the card the tab shows now
+			// is the one a reload shows: duration, interruption, diff.
+			s.publish(event.ToolEnd{
+				ToolUseID: use.ID, IsError: out.isError, Output: capText(out.output, maxEventOutput),
+				HTML: s.render("tool result", s.m.opts.RenderToolResult, result),
+			})
 		}
 		results = append(results, result)
 	}
@@ -199,7 +211,7 @@ func (s *Session) askApproval(ctx context.Context, a *approval, denied, stopped 
 	s.approvals[a.ToolUseID] = a
 	s.mu.Unlock()
 	s.enter(StatusApproval, a.Name)
-	s.publish(a.event())
+	s.publish(s.approvalEvent(a))
 	select {
 	case d, ok := <-a.decided:
 		if ok && d != DecisionDeny {
@@ -212,6 +224,58 @@ func (s *Session) askApproval(ctx context.Context, a *approval, denied, stopped 
 		s.mu.Unlock()
 		return false, toolOutcome{output: stopped, isError: true}
 	}
+}
+
+// approvalEvent is a pending approval as the tabs see it, its card
+// rendered: in tool.approval, and in a snapshot's approvals.
+func (s *Session) approvalEvent(a *approval) event.ToolApproval {
+	ev := a.event()
+	if r := s.m.opts.RenderApproval; r != nil {
+		html, err := r(ev.ToolUseID, ev.Tool, ev.Input, ev.Diff)
+		if err != nil {
+			s.m.log.Warn("render approval failed", "session", s.id, "tool_use_id", ev.ToolUseID, "err", err)
+		}
+		ev.HTML = html
+	}
+	return ev
+}
+
+// render renders b with r for an event, or gives "" (the event goes
+// without its html) when there is no renderer or it fails.
+func (s *Session) render(what string, r func(session.Block) (string, error), b session.Block) string {
+	if r == nil {
+		return ""
+	}
+	html, err := r(b)
+	if err != nil {
+		s.m.log.Warn("render "+what+" failed", "session", s.id, "err", err)
+		return ""
+	}
+	return html
+}
+
+// callerOf is the ID of the answer that asked for uses: the latest
+// message of the thread holding their first call, saved before they run.
+func (s *Session) callerOf(uses []session.Block) string {
+	if len(uses) == 0 {
+		return ""
+	}
+	var id string
+	s.w.View(func(d *session.Document) {
+		if len(d.Threads) == 0 {
+			return
+		}
+		msgs := d.Threads[len(d.Threads)-1].Messages
+		for i := len(msgs) - 1; i >= 0 && id == ""; i-- {
+			for _, b := range msgs[i].Content {
+				if b.Type == session.BlockToolUse && b.ID == uses[0].ID {
+					id = msgs[i].ID
+					break
+				}
+			}
+		}
+	})
+	return id
 }
 
 func (s *Session) runMeta(use session.Block) toolOutcome {
