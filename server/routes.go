@@ -41,6 +41,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/restore", s.restoreSession)
 	api.GET("/sessions/:id/events", s.sessionEvents)
 	api.POST("/sessions/:id/messages", s.postMessage)
+	api.GET("/sessions/:id/messages/:message/markdown", s.messageMarkdown)
 	api.POST("/sessions/:id/stop", s.stopTurn)
 	api.POST("/sessions/:id/retry", s.retryTurn)
 	api.POST("/sessions/:id/compact", s.compactSession)
