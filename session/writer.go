@@ -477,10 +477,10 @@ func (w *Writer) endRunLocked() error {
 }
 
 // settleRunLocked commits what the run of work in progress can give now,
-// and the run goes on. When secrets are redacted that is its whole lines:
-// a secret split across two records would match in neither, so the line
-// being written (and a PEM block not yet ended) waits for its end, up to
-// maxPending. w.mu is held.
+// and the run goes on. When secrets are redacted, a secret split across
+// two records would match in neither, so the word being written (and what
+// redact.Settled says may still be part of a secret) waits for its end,
+// up to maxPending. w.mu is held.
 func (w *Writer) settleRunLocked() error {
 	if w.runOp == "" {
 		return nil

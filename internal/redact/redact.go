@@ -512,13 +512,50 @@ func replace(data []byte, spans []span) []byte {
 }
 
 // Settled is how much of text, streaming in, can be redacted and written
-// now without cutting a secret in two: up to its last newline, and not
-// into a PEM private key block that has not ended. Every secret but a PEM
-// block fits on one line.
+// now without cutting a secret in two. A secret never holds whitespace, so
+// the text up to its last whitespace can go, except where a secret may
+// still be coming after that whitespace: a name like "password =" or
+// "Bearer" just before it (its value comes next), or a PEM private key
+// block not yet ended.
 func Settled(text string) int {
-	cut := strings.LastIndexByte(text, '\n') + 1
-	if begin := strings.LastIndex(text[:cut], "-----BEGIN "); begin >= 0 && !strings.Contains(text[begin:cut], "-----END ") {
-		cut = strings.LastIndexByte(text[:begin], '\n') + 1
+	cut := strings.LastIndexAny(text, " \t\r\n") + 1
+	if begin := strings.LastIndex(text[:cut], "-----BEGIN "); begin >= 0 && !pemEnded(text[begin:cut]) {
+		cut = begin
+	}
+	// A name's value starts within a few bytes of the name, on its line.
+	const reach = 32
+	lo := max(0, cut-reach)
+	if nl := strings.LastIndexByte(text[lo:cut], '\n'); nl >= 0 {
+		lo += nl + 1
+	}
+	if i := indexSpanningName(text[lo:cut]); i >= 0 {
+		// Hold the whole name: "api_" and "key = …" apart match nothing.
+		cut = lo + i
+		for cut > 0 && wordByte(text[cut-1]) {
+			cut--
+		}
 	}
 	return cut
+}
+
+// pemEnded reports whether block, from its BEGIN line, holds its END line.
+func pemEnded(block string) bool {
+	end := strings.Index(block, "-----END ")
+	return end >= 0 && strings.Contains(block[end:], "KEY-----")
+}
+
+// spanningNames start the secrets whose value follows whitespace.
+var spanningNames = []string{"password", "passwd", "pwd", "secret", "token", "key", "auth", "bearer"}
+
+// indexSpanningName is the first place in s where one of spanningNames
+// starts, in any case; -1 when none does.
+func indexSpanningName(s string) int {
+	for i := range len(s) {
+		for _, name := range spanningNames {
+			if len(s)-i >= len(name) && equalFoldASCII([]byte(s[i:i+len(name)]), name) {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -140,20 +140,45 @@ func TestNilRedactor(t *testing.T) {
 
 func TestSettled(t *testing.T) {
 	tests := []struct {
-		text string
-		want int
+		text, want string // want: the part that may be written now
 	}{
-		{"", 0},
-		{"no newline yet sk-ant-api03", 0},
-		{"one line\nand a part", len("one line\n")},
-		{"a\nb\n", 4},
-		{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", len("key:\n")},
-		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", 0},
-		{"x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nok", len("x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n")},
+		{"", ""},
+		{"no space yet sk-ant-api03", "no space yet "},
+		{"one line\nand a part", "one line\nand a "},
+		{"a b\n", "a b\n"},
+		{"the value is password = ", "the value is "},
+		{"so the Bearer ", "so the "},
+		{"curl -H 'Authorization: Bearer abc' -X POST https://example.com/v1 now", "curl -H 'Authorization: Bearer abc' -X POST https://example.com/v1 "},
+		{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", "key:\n"},
+		{"x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA ", "x\n"},
+		{"x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nok then", "x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nok "},
 	}
 	for _, tt := range tests {
-		if got := Settled(tt.text); got != tt.want {
-			t.Errorf("Settled(%q) = %d, want %d", tt.text, got, tt.want)
+		if got := tt.text[:Settled(tt.text)]; got != tt.want {
+			t.Errorf("Settled(%q) lets %q go, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestSettledNeverSplitsASecret streams each secret of the corpus in
+// pieces, writing what Settled allows after each: the pieces written,
+// redacted one by one, never hold a part of the secret.
+func TestSettledNeverSplitsASecret(t *testing.T) {
+	r := New(nil)
+	for _, line := range corpus(t, "secrets.txt") {
+		want := r.Text(line + "\n")
+		for _, step := range []int{1, 3, 4, 7} {
+			var written, held string
+			for i := 0; i < len(line); i += step {
+				held += line[i:min(len(line), i+step)]
+				cut := Settled(held)
+				written += r.Text(held[:cut])
+				held = held[cut:]
+			}
+			written += r.Text(held + "\n")
+			if written != want {
+				t.Errorf("%q in steps of %d: written %q, want %q", line, step, written, want)
+			}
 		}
 	}
 }
