@@ -126,9 +126,44 @@ func (m MessageView) StopMarker() string {
 // retry replaced it yet: it carries a Retry button. The page shows only
 // the one on the conversation's last message (style.css); the others are
 // history, and a retry always answers the person's last message.
+//
+// A turn stopped while a tool ran ends on an answer that asked for the
+// tool (its stop reason is tool_use) and the interrupted outcome: the
+// page shows that outcome beside its call in the answer, and as it
+// arrives live it is a message of results alone. Either carries the
+// button.
 func (m MessageView) Retryable() bool {
-	return m.Role == "assistant" && m.ReplacedBy == "" &&
-		(m.StopReason == session.StopError || m.StopReason == session.StopInterrupted)
+	if m.ReplacedBy != "" {
+		return false
+	}
+	if m.Role == "assistant" && (m.StopReason == session.StopError || m.StopReason == session.StopInterrupted) {
+		return true
+	}
+	return m.interruptedTool()
+}
+
+// interruptedTool reports whether a tool outcome shown in m was cut short.
+func (m MessageView) interruptedTool() bool {
+	for _, b := range m.Blocks {
+		if b.Tool != nil && b.Tool.Result != nil && b.Tool.Result.Interrupted {
+			return true
+		}
+		if b.Result != nil && b.Result.Interrupted {
+			return true
+		}
+	}
+	return false
+}
+
+// Copyable reports whether the message has words to copy as Markdown: a
+// message of tool results or images alone has none.
+func (m MessageView) Copyable() bool {
+	for _, b := range m.Blocks {
+		if b.Kind == KindText && (b.HTML != "" || b.Text != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // ShowTime reports whether the message shows its timestamp: turns a person
