@@ -1,10 +1,10 @@
 // The conversation of a session page as it happens: messages that stream
-// in (message.start, text.delta), become the server's rendering when they
-// end (message.end), or are dropped (message.discard); each turn's usage
-// or error line; and catching up after the stream was down (the snapshot's
-// partial text, the document's latest messages). The DOM of a message
-// being written is streaming.js's. Tool calls inside a
-// message are tools.js's.
+// in (message.start, text.delta, message.blocks), become the server's
+// rendering when they end (message.end), or are dropped
+// (message.discard); each turn's usage or error line; and catching up
+// after the stream was down (the snapshot's partial text and blocks, the
+// document's latest messages). The DOM of a message being written is
+// streaming.js's; tool calls inside a message are tools.js's.
 //
 //   #messages                            the latest thread's messages
 //   [data-thread] around it              which thread a resync fetches
