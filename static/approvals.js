@@ -1,21 +1,24 @@
 // Approvals: a card in the composer for each tool call that waits for a
-// decision (tool.approval, or a snapshot's approvals), with its command or
-// its diff (diff.js) and the buttons that answer it through
-// POST {data-approvals-url}{tool_use_id}. A card goes when its call ends or
-// the turn does.
+// decision (tool.approval, or a snapshot's approvals). The server renders
+// the card (web/approval.templ: the command or the diff, and three buttons
+// with data-decision); this module puts it in, gives "Allow once" the
+// keyboard, and posts the decision clicked to
+// POST {data-approvals-url}{tool_use_id}. A card goes when its call ends
+// or the turn does.
 //
 //   [data-composer][data-approvals-url] [data-approvals]   where cards go
 //   [data-testid="approval"][data-tool-use-id]             a card
+//     button[data-decision="once"|"session"|"deny"]
 //
-// Input arrives as JSON and goes in through textContent.
+// The card's HTML comes from the server, already escaped, and is parsed
+// through a <template>.
 
 import { api } from './http.js';
-import { showError } from './app.js';
-import { button, el, isTyping } from './dom.js';
+import { fragment, showError } from './app.js';
+import { isTyping } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { composer, input, urls } from './composer.js';
-import { diffView } from './diff.js';
-import { inputText, setToolState, toolEl } from './tools.js';
+import { setToolState, toolEl } from './tools.js';
 
 // --- Approvals ----------------------------------------------------------------
 
@@ -33,42 +36,13 @@ export function removeApproval(id) {
   approvalEl(id)?.remove();
 }
 
-const decisions = [
-  ['once', 'Allow once', 'primary'],
-  ['session', 'Allow for this session', ''],
-  ['deny', 'Deny', 'danger'],
-];
-
-function approvalCard(a) {
-  const card = el('section', 'approval');
-  card.setAttribute('data-testid', 'approval');
-  card.dataset.toolUseId = a.tool_use_id;
-  card.dataset.tool = a.name || '';
-  card.setAttribute('aria-label', `Approve ${a.name || 'a tool'}?`);
-  const title = el('p', 'approval-title');
-  title.append(el('strong', '', 'Approval needed: '), el('code', 'tool-name', a.name || 'tool'));
-  card.append(title);
-  const input = a.input && typeof a.input === 'object' ? a.input : {};
-  if (typeof a.diff === 'string' && a.diff) {
-    if (typeof input.path === 'string') card.append(el('p', 'approval-path', input.path));
-    card.append(diffView(a.diff));
-  } else if (typeof input.command === 'string') {
-    card.append(el('pre', 'approval-command', input.command));
-  } else {
-    card.append(el('pre', 'approval-command', inputText(a.input)));
-  }
-  const actions = el('div', 'approval-actions');
-  const edits = typeof a.diff === 'string' && a.diff !== '';
-  for (const [decision, label, kind] of decisions) {
-    // "For this session" of one file tool allows both (live/files.go).
-    const b = button(edits && decision === 'session' ? 'Allow file changes for this session' : label, kind);
-    b.dataset.decision = decision;
-    b.addEventListener('click', () => decide(card, decision));
-    actions.append(b);
-  }
-  card.append(actions);
-  return card;
-}
+// One listener for every card, present and to come: the cards are the
+// server's HTML, which carries no handlers.
+document.addEventListener('click', (e) => {
+  const b = e.target instanceof Element ? e.target.closest('button[data-decision]') : null;
+  const card = b?.closest('[data-testid="approval"]');
+  if (card && approvalsBox()?.contains(card) && !b.disabled) decide(card, b.dataset.decision);
+});
 
 async function decide(card, decision) {
   const buttons = card.querySelectorAll('button');
@@ -78,7 +52,7 @@ async function decide(card, decision) {
     await api('POST', urls.approvals + encodeURIComponent(card.dataset.toolUseId), { decision });
     const hadFocus = card.contains(document.activeElement);
     card.remove();
-    if (hadFocus) (approvalsBox()?.querySelector('button') || input)?.focus();
+    if (hadFocus) focusNext();
   } catch (err) {
     for (const b of buttons) b.disabled = false;
     card.removeAttribute('aria-busy');
@@ -86,20 +60,45 @@ async function decide(card, decision) {
   }
 }
 
-// addApproval shows the card for a call that waits for a decision
-// (tool.approval), once, and marks its call waiting.
-export function addApproval(a) {
-  if (!a?.tool_use_id || !approvalsBox()) return;
-  const call = toolEl(a.tool_use_id);
-  if (call && !call.querySelector('[data-testid="tool-result"]')) setToolState(call, 'approval');
-  if (approvalEl(a.tool_use_id)) return;
-  const card = approvalCard(a);
-  approvalsBox().append(card);
-  // The first button takes the keyboard, unless the person is in the middle
-  // of typing a message: their next Enter must not approve a command.
+// focusNext gives the keyboard to the next waiting card, or back to the
+// composer once none waits.
+function focusNext() {
+  const next = approvalsBox()?.querySelector('[data-testid="approval"] [data-decision="once"]');
+  if (next) showFocused(next);
+  else input?.focus();
+}
+
+// showFocused focuses b and brings it into view: in a long diff the card
+// scrolls (style.css keeps its buttons at its foot), the page does not.
+function showFocused(b) {
+  b.focus({ preventScroll: true });
+  b.scrollIntoView({ block: 'nearest' });
+}
+
+// offerFocus gives "Allow once" of card the keyboard, unless the person is
+// in the middle of typing a message (their next Enter must not approve a
+// command) or already deciding on another card.
+function offerFocus(card) {
   const focused = document.activeElement;
   const busyTyping = focused === input ? input.value.trim() !== '' : isTyping(focused);
-  if (!busyTyping && !approvalsBox().contains(focused)) card.querySelector('button')?.focus({ preventScroll: true });
+  if (busyTyping || approvalsBox()?.contains(focused)) return;
+  const allow = card.querySelector('[data-decision="once"]');
+  if (allow) showFocused(allow);
+}
+
+// addApproval shows the card of a call that waits for a decision
+// (tool.approval, or one of a snapshot's approvals), once, and marks its
+// call waiting.
+export function addApproval(a) {
+  const box = approvalsBox();
+  if (!a?.tool_use_id || !box) return;
+  const call = toolEl(a.tool_use_id);
+  if (call && !call.querySelector('[data-testid="tool-result"]')) setToolState(call, 'approval');
+  if (approvalEl(a.tool_use_id) || typeof a.html !== 'string') return;
+  const card = fragment(a.html).querySelector('[data-testid="approval"]');
+  if (!card) return;
+  box.append(card);
+  offerFocus(card);
   keepBottom();
 }
 

@@ -1,13 +1,19 @@
 // Tool calls in the conversation: each call's card (tool.start), the tail
 // of a running command's output (tool.output), the seconds it has run,
-// and its result (tool.end). The card goes in the message that made the
-// call (conversation.js); its approval card is approvals.js's.
+// and its result (tool.end). The card and the result are the server's
+// rendering (web/message.templ toolCall and toolResult), the same a reload
+// shows; the live output, the elapsed time and the state line are this
+// module's, and go when the result comes. The card goes in the message
+// that made the call (conversation.js); its approval card is approvals.js's.
 //
 //   [data-testid="tool-call"][data-tool-use-id][data-running|data-awaiting][data-started]
 //     [data-testid="tool-live"]  [data-testid="tool-elapsed"]  [data-testid="tool-result"]
 //
-// Input and output arrive as JSON and go in through textContent.
+// Output arrives as JSON and goes in through textContent; the cards' HTML
+// comes from the server, already escaped, and is parsed through a
+// <template>.
 
+import { fragment } from './app.js';
 import { el } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box, messageEl, startMessage } from './conversation.js';
@@ -18,29 +24,6 @@ import { box, messageEl, startMessage } from './conversation.js';
 export function toolEl(id) {
   if (!id) return null;
   return box()?.querySelector(`[data-testid="tool-call"][data-tool-use-id="${CSS.escape(id)}"]`) || null;
-}
-
-const previewKeys = ['command', 'path', 'action', 'query', 'url', 'pattern'];
-
-// preview is the one-line hint of an input, as web.inputPreview writes it.
-function preview(input) {
-  if (!input || typeof input !== 'object') return '';
-  for (const k of previewKeys) {
-    const v = input[k];
-    if (typeof v === 'string' && v.trim()) {
-      let s = v.trim();
-      const nl = s.indexOf('\n');
-      if (nl >= 0) s = `${s.slice(0, nl)} …`;
-      return s.length > 80 ? `${s.slice(0, 79)}…` : s;
-    }
-  }
-  return '';
-}
-
-export function inputText(input) {
-  if (input === undefined || input === null) return '';
-  if (typeof input === 'string') return input;
-  return JSON.stringify(input, null, 2);
 }
 
 // setToolState marks a call running, waiting for approval, or neither
@@ -55,49 +38,29 @@ export function setToolState(call, state) {
   call.append(el('p', 'tool-state', label));
 }
 
-function newToolCall(d) {
-  const call = el('div', 'tool');
-  call.setAttribute('data-testid', 'tool-call');
-  call.dataset.toolUseId = d.tool_use_id || '';
-  call.dataset.tool = d.name || '';
-  const details = el('details', 'tool-input');
-  const summary = el('summary');
-  summary.append(el('span', 'tool-name', d.name || 'tool'));
-  const hint = preview(d.input);
-  if (hint) summary.append(el('code', 'tool-preview', hint));
-  details.append(summary);
-  const text = inputText(d.input);
-  if (text && text !== '{}') details.append(el('pre', '', text));
-  call.append(details);
-  return call;
+// rendered is the one element of testid in a server fragment, or null.
+function rendered(html, testid) {
+  if (typeof html !== 'string' || !html) return null;
+  return fragment(html).querySelector(`[data-testid="${testid}"]`);
 }
 
+// onToolStart marks a call running, putting its card in first when the
+// answer's message.end has not (a tab that joined mid-turn).
 export function onToolStart(d) {
   if (!d?.tool_use_id) return;
   let call = toolEl(d.tool_use_id);
   if (!call) {
-    call = newToolCall(d);
-    (messageEl(d.message) || startMessage(d.message, 'assistant')).append(call);
+    call = rendered(d.html, 'tool-call');
+    if (!call) return;
+    const m = messageEl(d.message) || (d.message ? startMessage(d.message, 'assistant') : null);
+    if (!m) return;
+    m.append(call);
   }
   if (!call.querySelector('[data-testid="tool-result"]')) {
     setToolState(call, 'running');
     startElapsed(call);
   }
   keepBottom();
-}
-
-function newResult(d) {
-  const r = el('details', `tool-result${d.is_error ? ' error' : ''}`);
-  r.setAttribute('data-testid', 'tool-result');
-  r.dataset.toolUseId = d.tool_use_id || '';
-  r.dataset.isError = d.is_error ? 'true' : 'false';
-  const s = el('summary');
-  s.append(el('span', 'label', 'Result'), ' ', el('span', 'status', d.is_error ? 'error' : 'ok'));
-  const out = typeof d.output === 'string' ? d.output : inputText(d.output);
-  if (!out) s.append(' ', el('span', 'no-output', 'no output'));
-  r.append(s);
-  if (out) r.append(el('pre', '', out));
-  return r;
 }
 
 // --- A command's output while it runs ----------------------------------------
@@ -134,7 +97,9 @@ function tickElapsed() {
     if (!span) {
       span = el('span', 'tool-elapsed');
       span.setAttribute('data-testid', 'tool-elapsed');
-      (call.querySelector('summary, .tool-head') || call).append(' ', span);
+      // No space before it: the summary's gap spaces it, and nothing is
+      // left behind when it goes, so the card ends as a reload shows it.
+      (call.querySelector('summary') || call).append(span);
     }
     span.textContent = `${Math.floor((Date.now() - Number(call.dataset.started)) / 1000)} s`;
   }
@@ -162,6 +127,9 @@ export function onToolEnd(d) {
   if (!call) return;
   endLive(call, d.tool_use_id);
   setToolState(call, '');
-  if (!call.querySelector('[data-testid="tool-result"]')) call.append(newResult(d));
+  if (!call.querySelector('[data-testid="tool-result"]')) {
+    const result = rendered(d.html, 'tool-result');
+    if (result) call.append(result);
+  }
   keepBottom();
 }
