@@ -220,11 +220,39 @@ func (s *Server) messagesPartial(c echo.Context) error {
 	if err1 != nil || err2 != nil {
 		return fmt.Errorf("%w: thread and before must be numbers", errBadInput)
 	}
-	f, err := web.MessagesFragment(doc, thread, before, web.DefaultRecentLimit)
+	// The latest thread's first messages may be carried from the thread
+	// before, which shows them: "Load earlier" stops short of them.
+	floor, limit := 0, web.DefaultRecentLimit
+	if thread == len(doc.Threads)-1 {
+		floor = carriedShown(doc)
+	}
+	if floor > 0 {
+		if before < 0 || before > len(doc.Threads[thread].Messages) {
+			before = len(doc.Threads[thread].Messages)
+		}
+		limit = min(limit, before-floor)
+		if limit <= 0 {
+			return render(c, http.StatusOK, web.Messages(web.MessagesFragmentView{SessionID: doc.ID, Thread: thread}))
+		}
+	}
+	f, err := web.MessagesFragment(doc, thread, before, limit)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}
+	if floor > 0 && f.Start <= floor {
+		// Nothing of this thread's own is left before the run: no "Load
+		// earlier" (the page's first run does the same).
+		f.Start = 0
+	}
 	return render(c, http.StatusOK, web.Messages(f))
+}
+
+// carriedShown is how many of the latest thread's first messages the page
+// shows in the earlier thread they were carried from, by the page's own
+// rule (only when they are that thread's last messages): the view of the
+// latest thread alone, one message of it, says.
+func carriedShown(doc *session.Document) int {
+	return web.NewSessionView(doc, web.SessionViewOptions{RecentLimit: 1}).Latest.Carried
 }
 
 // inlineImage serves a legacy image kept inside a document as base64. The
