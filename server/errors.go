@@ -44,7 +44,8 @@ func statusOf(err error) (int, apiError) {
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrImageMissing):
 		return http.StatusNotFound, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrInvalidID), errors.Is(err, session.ErrInvalidSHA),
-		errors.Is(err, session.ErrNotImage), errors.Is(err, session.ErrEmptyTitle), errors.Is(err, errBadInput):
+		errors.Is(err, session.ErrNotImage), errors.Is(err, session.ErrEmptyTitle), errors.Is(err, errBadInput),
+		errors.Is(err, session.ErrForkPoint):
 		return http.StatusBadRequest, apiError{Error: err.Error()}
 	case errors.Is(err, session.ErrImageTooLarge):
 		return http.StatusRequestEntityTooLarge, apiError{Error: err.Error()}

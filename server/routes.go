@@ -39,6 +39,8 @@ func (s *Server) routes() *echo.Echo {
 	api.PATCH("/sessions/:id", s.patchSession)
 	api.POST("/sessions/:id/archive", s.archiveSession)
 	api.POST("/sessions/:id/restore", s.restoreSession)
+	api.POST("/sessions/:id/fork", s.forkSession)
+	api.DELETE("/sessions/:id", s.deleteSession)
 	api.GET("/sessions/:id/events", s.sessionEvents)
 	api.POST("/sessions/:id/messages", s.postMessage)
 	api.GET("/sessions/:id/messages/:message/markdown", s.messageMarkdown)

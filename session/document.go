@@ -47,9 +47,14 @@ type Document struct {
 
 // Parent records where a forked session came from.
 type Parent struct {
-	Session string         `json:"session"`
-	Thread  int            `json:"thread"`
-	Message string         `json:"message,omitempty"`
+	Session string `json:"session"`
+	Thread  int    `json:"thread"`
+	// Message is the last message the fork kept (absent: none of thread
+	// Thread).
+	Message string `json:"message,omitempty"`
+	// Title is the parent's title when it was forked: the fork is "Fork
+	// of …" until it has a title of its own.
+	Title   string         `json:"title,omitempty"`
 	Unknown jsontext.Value `json:",embed"`
 }
 
@@ -245,17 +250,24 @@ type Summary struct {
 	Threads   int       `json:"threads"`
 	// Failed: the latest answer failed and its error is saved
 	// (Message.Error); a listing shows the session as failed.
-	Failed  bool   `json:"failed,omitempty"`
-	Damaged string `json:"damaged,omitempty"`
+	Failed bool `json:"failed,omitempty"`
+	// Parent and ParentTitle name the session this one was forked from.
+	Parent      string `json:"parent,omitempty"`
+	ParentTitle string `json:"parent_title,omitempty"`
+	Damaged     string `json:"damaged,omitempty"`
 }
 
 // Summarize returns the listing view of d.
 func (d *Document) Summarize() Summary {
-	return Summary{
+	sum := Summary{
 		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
 		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
 	}
+	if d.Parent != nil {
+		sum.Parent, sum.ParentTitle = d.Parent.Session, d.Parent.Title
+	}
+	return sum
 }
 
 // LastAnswerFailed reports whether the latest answer (an assistant message

@@ -658,9 +658,17 @@ func summarizeFile(m miss) (sum Summary, gone bool) {
 	return sum, false
 }
 
+// LastSession stands for the most recently active session wherever an ID
+// is taken.
+const LastSession = "@last"
+
 // Resolve turns an ID or a unique prefix of one into the full ID, looking
-// in both the active and the archived folder.
+// in both the active and the archived folder; LastSession is the most
+// recently active session that is not archived.
 func (s *Store) Resolve(prefix string) (string, error) {
+	if prefix == LastSession {
+		return s.last()
+	}
 	if prefix == "" || ValidateID(prefix) != nil {
 		return "", fmt.Errorf("%w: %q", ErrInvalidID, prefix)
 	}
@@ -693,6 +701,20 @@ func (s *Store) Resolve(prefix string) (string, error) {
 	}
 	slices.Sort(matches)
 	return "", &AmbiguousError{Prefix: prefix, Matches: matches}
+}
+
+// last is the ID of the most recently active readable session.
+func (s *Store) last() (string, error) {
+	sums, err := s.List(ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	for _, sum := range sums {
+		if sum.Damaged == "" && !sum.Archived {
+			return sum.ID, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s: there are no sessions", ErrNotFound, LastSession)
 }
 
 // Exists reports whether the session folder dir (active or archived) holds

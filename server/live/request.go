@@ -25,6 +25,10 @@ Markdown.`
 // process: what it did in its old shell is gone.
 const resumedNote = `This session was resumed in a new myco process: your shell is new (earlier cd, export and background jobs are gone), and files you read before must be read again before you change them.`
 
+// forkedNote is said once to the agent of a fork: the history is its
+// parent's, the shell and the reads are not.
+const forkedNote = `This session is a fork: the conversation above was copied from another session, which may go on separately. Your shell is new (earlier cd, export and background jobs are gone), and files you read before must be read again before you change them; the files may have changed since.`
+
 // buildRequest assembles the model call for the latest thread.
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
@@ -33,8 +37,8 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	msgs := seen(thread.Messages)
 	s.mu.Lock()
 	system := fmt.Sprintf(systemPrompt, s.cwd())
-	if s.resumed && !s.toldShell {
-		system += "\n\n" + resumedNote
+	if s.shellNote != "" && !s.toldShell {
+		system += "\n\n" + s.shellNote
 	}
 	s.mu.Unlock()
 	if model == "" {

@@ -50,7 +50,9 @@ type Session struct {
 	approvals map[string]*approval
 	allowed   map[string]bool // tools allowed for this live session
 	shell     *tools.Shell
-	resumed   bool // the session had messages before this process opened it
+	// shellNote is said once to the agent when its shell is not the one
+	// its history ran in: a session resumed in a new process, or a fork.
+	shellNote string
 	toldShell bool
 	touched   time.Time
 	// contextUsed is the context the last model call reported; autoOff,
@@ -92,8 +94,24 @@ func newSession(m *Manager, w *session.Writer) *Session {
 		approvals: map[string]*approval{}, allowed: map[string]bool{},
 		touched: m.opts.Now(),
 	}
-	w.View(func(d *session.Document) { s.resumed = d.MessageCount() > 0 })
+	w.View(func(d *session.Document) { s.shellNote = shellNote(d) })
 	return s
+}
+
+// shellNote is what the agent of d is told once about its shell: nothing
+// for a new session, that it is a fork for one not yet used since forking,
+// that it was resumed otherwise.
+func shellNote(d *session.Document) string {
+	if d.MessageCount() == 0 {
+		return ""
+	}
+	if p := d.Parent; p != nil {
+		msgs := d.Threads[len(d.Threads)-1].Messages
+		if len(msgs) == 0 || msgs[len(msgs)-1].ID == p.Message {
+			return forkedNote
+		}
+	}
+	return resumedNote
 }
 
 // ID is the session's ID.

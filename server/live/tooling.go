@@ -166,13 +166,14 @@ func formatRun(res tools.RunResult, stopped bool, timeout time.Duration) string 
 }
 
 // ensureShell starts the session's shell on first use, in the session's
-// folder. The note tells a resumed session's agent, once, that it is new.
+// folder. The note tells the agent of a resumed or forked session, once,
+// that it is new.
 func (s *Session) ensureShell() (*tools.Shell, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	note := ""
-	if s.resumed && !s.toldShell {
-		note = resumedNote + "\n\n"
+	if s.shellNote != "" && !s.toldShell {
+		note = s.shellNote + "\n\n"
 	}
 	s.toldShell = true
 	if s.shell != nil {

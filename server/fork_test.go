@@ -1,0 +1,93 @@
+package server_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"myco/session"
+)
+
+// seedTurns saves a session with n turns of a question and an answer.
+func seedTurns(t *testing.T, ts *testServer, n int) string {
+	t.Helper()
+	doc, err := ts.sessions.Create(session.NewSession{Title: "Parent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ts.sessions.Update(doc.ID, func(d *session.Document) error {
+		for i := range n {
+			d.Threads[0].Messages = append(d.Threads[0].Messages,
+				session.Message{ID: fmt.Sprintf("q%d", i), Role: "user", Human: true, Content: []session.Block{{Type: session.BlockText, Text: "question"}}},
+				session.Message{ID: fmt.Sprintf("a%d", i), Role: "assistant", StopReason: "end_turn", Content: []session.Block{{Type: session.BlockText, Text: "answer"}}})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.ID
+}
+
+func TestForkAPI(t *testing.T) {
+	ts := newTestServer(t)
+	id := seedTurns(t, ts, 3)
+	tests := []struct {
+		name     string
+		body     string
+		status   int
+		messages int    // in the fork, when made
+		errText  string // in the error, when refused
+	}{
+		{name: "everything", body: "", status: http.StatusCreated, messages: 6},
+		{name: "two turns", body: `{"keep_turns":2}`, status: http.StatusCreated, messages: 4},
+		{name: "at an answer", body: `{"message":"a0"}`, status: http.StatusCreated, messages: 2},
+		{name: "too many turns", body: `{"keep_turns":9}`, status: http.StatusBadRequest, errText: "the nearest is 3"},
+		{name: "unknown message", body: `{"message":"zz"}`, status: http.StatusBadRequest, errText: `"zz" is not in the latest thread`},
+		{name: "both", body: `{"message":"a0","keep_turns":1}`, status: http.StatusBadRequest, errText: "not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader
+			if tt.body != "" {
+				body = strings.NewReader(tt.body)
+			}
+			resp := ts.do("POST", "/api/sessions/"+id+"/fork", body)
+			wantStatus(t, resp, tt.status)
+			if tt.status != http.StatusCreated {
+				if e := decode[struct{ Error string }](t, resp); !strings.Contains(e.Error, tt.errText) {
+					t.Errorf("error %q, want %q in it", e.Error, tt.errText)
+				}
+				return
+			}
+			got := decode[struct {
+				session.Summary
+				URL string
+			}](t, resp)
+			if got.URL != "/s/"+got.ID || got.Parent != id || got.ParentTitle != "Parent" || got.Title != "" || got.Messages != tt.messages {
+				t.Errorf("fork = %+v", got)
+			}
+			wantStatus(t, ts.do("GET", got.URL, nil), http.StatusOK)
+		})
+	}
+	parent, err := ts.sessions.Load(id)
+	if err != nil || parent.MessageCount() != 6 || parent.Parent != nil {
+		t.Errorf("parent after forks: %v, %+v", err, parent)
+	}
+}
+
+func TestDeleteAPI(t *testing.T) {
+	ts := newTestServer(t)
+	id := seedTurns(t, ts, 1)
+	resp := ts.do("DELETE", "/api/sessions/"+id, nil)
+	wantStatus(t, resp, http.StatusConflict)
+	if e := decode[struct{ Error string }](t, resp); !strings.Contains(e.Error, "archive it first") {
+		t.Errorf("error %q", e.Error)
+	}
+	wantStatus(t, ts.do("POST", "/api/sessions/"+id+"/archive", nil), http.StatusOK)
+	wantStatus(t, ts.do("DELETE", "/api/sessions/"+id, nil), http.StatusNoContent)
+	wantStatus(t, ts.do("GET", "/api/sessions/"+id, nil), http.StatusNotFound)
+	wantStatus(t, ts.do("DELETE", "/api/sessions/"+id, nil), http.StatusNotFound)
+}
