@@ -34,6 +34,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // env is what every command needs from the world outside.
 type env struct {
 	getenv         func(string) string
+	stdin          io.Reader // answers to a question (a delete asks on a terminal)
 	stdout, stderr io.Writer
 }
 
@@ -48,10 +49,13 @@ Usage:
   myco sessions title ID TITLE                          rename a session (open tabs update live)
   myco sessions archive ID                              move a session into the archive
   myco sessions restore ID                              bring an archived session back
+  myco sessions fork ID [--keep-turns N]                copy a session's history (its first N turns) into a new session
+  myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
 
-Every command takes --profile P (default "default"). Data lives in
+An ID can be its first characters, or @last for the most recently active
+session. Every command takes --profile P (default "default"). Data lives in
 $MYCO_HOME, else $XDG_DATA_HOME/myco, else ~/.local/share/myco.
 
 Exit status: 0 on success, 1 on failure (one line on stderr says why), 2 on a
@@ -59,8 +63,8 @@ bad command line.
 `
 
 // run is the whole program: main only wires the process to it.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, stdout: stdout, stderr: stderr}
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	fs := newFlagSet("myco", stderr)
 	profile := fs.String("profile", "", "profile name (default \"default\")")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (loopback only)")

@@ -33,7 +33,7 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 		}
 		return ""
 	}
-	err := run(context.Background(), args, getenv, &out, &errOut)
+	err := run(context.Background(), args, getenv, nil, &out, &errOut)
 	code = exitCode(err, &errOut)
 	return out.String(), errOut.String(), code
 }

@@ -66,7 +66,7 @@ func TestServeWritesServerInfoAndReusesIt(t *testing.T) {
 		return ""
 	}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"--no-open"}, getenv, &out, &errOut) }()
+	go func() { done <- run(ctx, []string{"--no-open"}, getenv, nil, &out, &errOut) }()
 	link := waitURL(t, &out, done)
 
 	p, _ := profiles.Lookup(c.home, "default")
@@ -86,11 +86,11 @@ func TestServeWritesServerInfoAndReusesIt(t *testing.T) {
 
 	// A second myco on the profile opens the page on the running one.
 	var out2 bytes.Buffer
-	err = run(context.Background(), []string{"--no-open", "--resume", id[:len(id)-6]}, getenv, &out2, &bytes.Buffer{})
+	err = run(context.Background(), []string{"--no-open", "--resume", id[:len(id)-6]}, getenv, nil, &out2, &bytes.Buffer{})
 	if err != nil || !strings.Contains(out2.String(), "already running") || !strings.Contains(out2.String(), info.URL+"/s/"+id+"?token=") {
 		t.Errorf("second run: %v %q", err, out2.String())
 	}
-	err = run(context.Background(), []string{"--no-open", "--resume", "ffffffff"}, getenv, &out2, &bytes.Buffer{})
+	err = run(context.Background(), []string{"--no-open", "--resume", "ffffffff"}, getenv, nil, &out2, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `no session "ffffffff"`) {
 		t.Errorf("resume unknown: %v", err)
 	}
@@ -98,7 +98,7 @@ func TestServeWritesServerInfoAndReusesIt(t *testing.T) {
 	// Renaming from the CLI goes through the running server, which may hold
 	// the session's lock.
 	var out3 bytes.Buffer
-	if err := run(context.Background(), []string{"sessions", "title", id, "Renamed from a shell"}, getenv, &out3, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), []string{"sessions", "title", id, "Renamed from a shell"}, getenv, nil, &out3, &bytes.Buffer{}); err != nil {
 		t.Errorf("title: %v", err)
 	}
 	if doc, _ := c.store("default").Load(id); doc.Title != "Renamed from a shell" {

@@ -14,13 +14,15 @@ import (
 
 func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore)\n\n%s", usage)
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore, fork, delete)\n\n%s", usage)
 		return errUsage
 	}
 	fs := newFlagSet("myco sessions "+args[0], e.stderr)
 	fs.StringVar(&profile, "profile", profile, "profile name")
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "list archived sessions")
+	keepTurns := fs.Int("keep-turns", -1, "fork: keep the first N turns of the latest thread (default: all)")
+	yes := fs.Bool("yes", false, "delete: do not ask")
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
@@ -51,6 +53,16 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 			return err
 		}
 		return moveSession(e, profile, pos[0], args[0] == "archive")
+	case "fork":
+		if err := wantArgs(e, "sessions fork", pos, 1); err != nil {
+			return err
+		}
+		return forkSession(e, profile, pos[0], *keepTurns)
+	case "delete":
+		if err := wantArgs(e, "sessions delete", pos, 1); err != nil {
+			return err
+		}
+		return deleteSession(e, profile, pos[0], *yes)
 	default:
 		fmt.Fprintf(e.stderr, "myco sessions: unknown command %q\n\n%s", args[0], usage)
 		return errUsage
