@@ -75,6 +75,7 @@ test('the sidebar follows the CLI, new sessions, archives; its rows are plain li
   await expect(page.getByTestId('session-title')).toHaveText('Write release notes');
 
   // Hidden, and remembered.
+  await expect(page.locator('body')).toHaveAttribute('data-listing', 'open');
   const toggle = page.getByTestId('sidebar-toggle');
   await expect(toggle).toHaveAttribute('aria-expanded', 'true');
   await toggle.click();
@@ -109,10 +110,18 @@ test('a session waiting for an approval says so in the sidebar and on the home p
   await page.screenshot({ path: `${shots}/sidebar-1280-waiting.png` });
   await home.screenshot({ path: `${shots}/home-1280-waiting.png` });
 
-  // Answered in its own page: no longer waiting.
-  await page.getByTestId('sidebar-row').filter({ hasText: 'Needs a yes' }).getByTestId('sidebar-link').click();
-  await page.getByRole('button', { name: 'Allow once' }).click();
-  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  // Answered (through the API, as the approval card would): no longer waiting.
+  await expect
+    .poll(async () => {
+      const doc = await myco.doc(busy);
+      const msgs = doc.threads.at(-1).messages;
+      return msgs.flatMap((m: any) => m.content).filter((b: any) => b.type === 'tool_use').map((b: any) => b.id);
+    })
+    .toHaveLength(1);
+  const doc = await myco.doc(busy);
+  const toolID = doc.threads.at(-1).messages.flatMap((m: any) => m.content).find((b: any) => b.type === 'tool_use').id;
+  const ok = await myco.api('POST', `/api/sessions/${busy}/approvals/${toolID}`, { decision: 'once' });
+  expect(ok.status).toBe(200);
   await expect(page.getByTestId('sidebar-row').filter({ hasText: 'Needs a yes' })).toHaveAttribute('data-status', 'idle');
   await expect(homeRow).toHaveAttribute('data-status', 'idle');
 });
@@ -122,6 +131,7 @@ test('on a phone the sidebar is a drawer over the conversation', async ({ page, 
   await myco.start();
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(myco.link(`/s/${ids[0]}`));
+  await expect(page.locator('body')).toHaveAttribute('data-listing', 'open');
   const side = page.getByTestId('sidebar');
   const toggle = page.getByTestId('sidebar-toggle');
   await expect(side).toBeHidden();
