@@ -44,6 +44,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/sessions/:id/events", s.sessionEvents)
 	api.POST("/sessions/:id/messages", s.postMessage)
 	api.GET("/sessions/:id/messages/:message/markdown", s.messageMarkdown)
+	api.GET("/sessions/:id/export", s.exportSession)
 	api.POST("/sessions/:id/stop", s.stopTurn)
 	api.POST("/sessions/:id/retry", s.retryTurn)
 	api.POST("/sessions/:id/compact", s.compactSession)
