@@ -10,6 +10,7 @@
 //                    commands.js: slash commands; queued.js: the queue)
 //   usage.js         usage, cost, model
 //   scroll.js        keeping the bottom in view
+//   notify.js        telling a hidden tab's person: notifications, title marker
 //
 // What this file acts on itself:
 //
@@ -19,6 +20,7 @@
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { initPanel } from './panel.js';
+import { initNotify } from './notify.js';
 import { parseData } from './dom.js';
 import { initScroll, keepBottom } from './scroll.js';
 import { renderSessionUsage, setModel } from './usage.js';
@@ -163,5 +165,6 @@ export function initChat() {
   initScroll();
   if (stream) listen(stream);
   initPanel(stream, renderSessionUsage);
+  initNotify(stream);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

@@ -249,14 +249,23 @@ export function initComposer(root) {
 // retryAnswer asks for the last failed or interrupted answer again; the
 // answer it replaces comes back folded (message.end) and the new one
 // streams in as any turn does.
+//
+// A turn stopped while a tool ran offers it on the stopped outcome, which
+// arrived alone (its results went beside their calls): retried, that
+// message has nothing left to show, as after a reload, so it goes at once.
 export async function retryAnswer(e) {
   const b = e.target.closest('[data-action="retry"]');
   if (!b || !urls.retry) return;
   b.disabled = true;
+  const m = b.closest('[data-testid="message"]');
+  const alone = m && !m.querySelector(':scope > :not(.message-head, .message-actions)');
+  const at = alone ? [m.parentNode, m.nextSibling] : null;
+  if (alone) m.remove();
   try {
     await api('POST', urls.retry);
   } catch (err) {
     b.disabled = false;
+    if (at && at[0]?.isConnected) at[0].insertBefore(m, at[1]?.parentNode === at[0] ? at[1] : null);
     showError(`Could not retry: ${err.message}`);
   }
 }

@@ -1,9 +1,32 @@
-// Copy buttons on code blocks. The server wraps every fenced block of a
-// rendered message in <div class="code-block" data-lang="…"> (web/markdown.go);
-// this adds a bar with the language and a Copy button to each, on the page
-// and in messages that arrive later.
+// Copying, one module for every copy button of the page:
+//
+// - Code blocks. The server wraps every fenced block of a rendered message
+//   in <div class="code-block" data-lang="…"> (web/markdown.go); this adds
+//   a bar with the language and a Copy button to each, on the page and in
+//   messages that arrive later.
+// - Messages. The head of a message with words has a
+//   [data-action="copy-message"] button (web/message.templ; a message that
+//   streamed in gets it with its rendering, in message.end). Its Markdown
+//   source is not in the page: it is fetched from
+//   GET /api/sessions/{id}/messages/{message}/markdown.
+//
+//   <body data-session-id>
+//   [data-testid="message"][data-message-id] [data-action="copy-message"]
 
 const copiedFor = 1500;
+
+// feedback says on the button how the copy went, for a moment.
+function feedback(button, ok) {
+  const label = button.dataset.label || button.textContent;
+  button.dataset.label = label;
+  button.textContent = ok ? 'Copied' : 'Copy failed';
+  clearTimeout(button.copyTimer);
+  button.copyTimer = setTimeout(() => {
+    button.textContent = label;
+  }, copiedFor);
+}
+
+// --- Code blocks ----------------------------------------------------------
 
 function decorate(block) {
   if (block.dataset.decorated) return;
@@ -23,11 +46,10 @@ function decorate(block) {
     const code = block.querySelector('pre')?.textContent ?? '';
     try {
       await navigator.clipboard.writeText(code.replace(/\n$/, ''));
-      button.textContent = 'Copied';
+      feedback(button, true);
     } catch {
-      button.textContent = 'Copy failed';
+      feedback(button, false);
     }
-    setTimeout(() => (button.textContent = 'Copy'), copiedFor);
   });
   bar.append(lang, button);
   block.prepend(bar);
@@ -37,6 +59,53 @@ function decorateAll(root) {
   if (root.matches?.('.code-block')) decorate(root);
   root.querySelectorAll?.('.code-block').forEach(decorate);
 }
+
+// --- Messages -------------------------------------------------------------
+
+function markdownURL(button) {
+  const session = document.body.dataset.sessionId;
+  const message = button.closest('[data-testid="message"]')?.dataset.messageId;
+  if (!session || !message) return '';
+  return `/api/sessions/${encodeURIComponent(session)}/messages/${encodeURIComponent(message)}/markdown`;
+}
+
+async function markdownOf(url) {
+  const res = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'text/plain' } });
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+  return res.text();
+}
+
+// copyMessage puts a message's Markdown on the clipboard. The clipboard is
+// written at once with the text still to come (a ClipboardItem of a
+// promise), so the write keeps the click's user activation: Safari refuses
+// a write that starts after a fetch. Where that is not supported, the text
+// is written once it came.
+async function copyMessage(button) {
+  const url = markdownURL(button);
+  if (!url) return;
+  const text = markdownOf(url);
+  text.catch(() => {}); // handled below, whichever way the write goes
+  let ok = false;
+  try {
+    if (typeof ClipboardItem !== 'function' || !navigator.clipboard.write) throw new Error('no ClipboardItem');
+    const blob = text.then((t) => new Blob([t], { type: 'text/plain' }));
+    await navigator.clipboard.write([new ClipboardItem({ 'text/plain': blob })]);
+    ok = true;
+  } catch {
+    try {
+      await navigator.clipboard.writeText(await text);
+      ok = true;
+    } catch {
+      ok = false;
+    }
+  }
+  feedback(button, ok);
+}
+
+document.addEventListener('click', (e) => {
+  const button = e.target.closest?.('[data-action="copy-message"]');
+  if (button) copyMessage(button);
+});
 
 decorateAll(document);
 new MutationObserver((records) => {

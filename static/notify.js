@@ -1,0 +1,171 @@
+// Telling the person: when an approval waits, or a turn that ran 10 s or
+// longer ends or fails, while this tab is hidden, the browser notifies
+// (once the person allowed it with the bell) and the tab's title carries a
+// marker until the tab is seen again. A tab the person looks at is never
+// notified: they see it happen. The profile's `notifications` setting off
+// (data-notifications="off") turns the notifications off and the server
+// leaves the bell out; the title marker stays.
+//
+//   <body data-session-id [data-notifications="off"]>
+//   [data-testid="notify-button"][aria-pressed]     the bell (web/layout.templ)
+//
+// The marker lives in document.title, which app.js's setTitle replaces as
+// the title changes: an observer of <title> puts it back in front.
+
+import { EV } from './events.js';
+import { restingStatuses } from './status.js';
+
+const body = document.body;
+
+// longTurn is how long a turn must have run for its end to be worth a
+// notification: a short one ends while the person still waits for it.
+const longTurn = 10_000;
+
+const markers = { approval: '(!) ', ended: '● ' };
+
+let marker = ''; // the marker the title carries now, '' for none
+const started = new Map(); // turn → when this tab saw it start (ms)
+const failed = new Set(); // turns that failed (turn.error precedes turn.end)
+let busySince = 0; // a turn already running when the tab connected
+const shown = new Set(); // notifications shown, closed when the tab is seen
+
+function hidden() {
+  return document.visibilityState === 'hidden';
+}
+
+function allowed() {
+  return body.dataset.notifications !== 'off' && 'Notification' in window && Notification.permission === 'granted';
+}
+
+// --- Title marker -----------------------------------------------------------
+
+function bareTitle() {
+  const t = document.title;
+  return marker && t.startsWith(marker) ? t.slice(marker.length) : t;
+}
+
+// setMarker puts a marker in front of the title; an approval's outranks
+// an ended turn's until the tab is seen.
+function setMarker(next) {
+  if (marker === markers.approval && next !== '') return;
+  const bare = bareTitle();
+  marker = next;
+  if (document.title !== marker + bare) document.title = marker + bare;
+}
+
+// keepMarker puts the marker back after the title changed under it.
+function keepMarker() {
+  if (marker && !document.title.startsWith(marker)) document.title = marker + document.title;
+}
+
+function seen() {
+  if (hidden()) return;
+  setMarker('');
+  for (const n of shown) n.close();
+  shown.clear();
+}
+
+// --- Notifications ----------------------------------------------------------
+
+// tell marks the title and notifies, for a hidden tab only. tag makes the
+// other tabs of the session replace one notification rather than add theirs.
+function tell(kind, text, tag) {
+  if (!hidden()) return;
+  setMarker(markers[kind]);
+  if (!allowed()) return;
+  let n;
+  try {
+    n = new Notification(bareTitle() || 'myco', { body: text, tag: `myco:${body.dataset.sessionId}:${tag}` });
+  } catch {
+    return; // some browsers only notify from a service worker
+  }
+  shown.add(n);
+  n.onclick = () => {
+    window.focus();
+    n.close();
+  };
+  n.onclose = () => shown.delete(n);
+}
+
+function seconds(ms) {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+function data(e) {
+  try {
+    return JSON.parse(e.data);
+  } catch {
+    return null;
+  }
+}
+
+function onTurnEnd(d) {
+  const turn = d?.turn || '';
+  const since = started.get(turn) || busySince;
+  started.delete(turn);
+  busySince = 0;
+  const didFail = failed.delete(turn);
+  if (!since) return;
+  const took = Date.now() - since;
+  if (took < longTurn) return;
+  tell('ended', didFail ? `The turn failed after ${seconds(took)}.` : `The turn ended after ${seconds(took)}.`, `turn:${turn}`);
+}
+
+function onApproval(d) {
+  const tool = typeof d?.name === 'string' && d.name ? d.name : 'a tool';
+  tell('approval', `Waiting for your approval: ${tool}.`, `approval:${d?.tool_use_id || ''}`);
+}
+
+// --- The bell ---------------------------------------------------------------
+
+const bellTitles = {
+  default: 'Notify me when a turn ends or needs me',
+  granted: 'Notifications are on: a hidden tab tells you when a turn ends or needs you',
+  denied: 'Notifications are blocked for this site in the browser’s settings',
+};
+
+function showBell(bell) {
+  const p = Notification.permission;
+  bell.hidden = false;
+  bell.dataset.permission = p;
+  bell.setAttribute('aria-pressed', String(p === 'granted'));
+  bell.title = bellTitles[p] || bellTitles.default;
+  bell.setAttribute('aria-label', bell.title);
+}
+
+function initBell() {
+  const bell = document.querySelector('[data-testid="notify-button"]');
+  if (!bell || !('Notification' in window)) return;
+  showBell(bell);
+  // Browsers ask for the permission only from a click.
+  bell.addEventListener('click', async () => {
+    if (Notification.permission !== 'default') return;
+    try {
+      await Notification.requestPermission();
+    } finally {
+      showBell(bell);
+    }
+  });
+}
+
+// initNotify follows the session's stream for what the person should be
+// told of; chat.js calls it on a session page.
+export function initNotify(stream) {
+  initBell();
+  const title = document.querySelector('title');
+  if (title) new MutationObserver(keepMarker).observe(title, { childList: true, characterData: true, subtree: true });
+  document.addEventListener('visibilitychange', seen);
+  if (!stream) return;
+  stream.addEventListener(EV.snapshot, (e) => {
+    const d = data(e);
+    const busy = d && !restingStatuses.has(d.status || 'idle');
+    if (busy && !busySince && started.size === 0) busySince = Date.now();
+  });
+  stream.addEventListener(EV.turnStart, (e) => started.set(data(e)?.turn || '', Date.now()));
+  stream.addEventListener(EV.turnError, (e) => {
+    const turn = data(e)?.turn;
+    if (turn) failed.add(turn);
+  });
+  stream.addEventListener(EV.turnEnd, (e) => onTurnEnd(data(e)));
+  stream.addEventListener(EV.toolApproval, (e) => onApproval(data(e)));
+}
