@@ -51,6 +51,7 @@ Usage:
   myco sessions restore ID                              bring an archived session back
   myco sessions fork ID [--keep-turns N]                copy a session's history (its first N turns) into a new session
   myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
+  myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
 

@@ -14,7 +14,7 @@ import (
 
 func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore, fork, delete)\n\n%s", usage)
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore, fork, delete, export)\n\n%s", usage)
 		return errUsage
 	}
 	fs := newFlagSet("myco sessions "+args[0], e.stderr)
@@ -23,6 +23,8 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 	archived := fs.Bool("archived", false, "list archived sessions")
 	keepTurns := fs.Int("keep-turns", -1, "fork: keep the first N turns of the latest thread (default: all)")
 	yes := fs.Bool("yes", false, "delete: do not ask")
+	format := fs.String("format", "", "export: md, json or html")
+	outFile := fs.String("o", "", "export: the file to write, - for stdout (default: a new file in this folder)")
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
@@ -63,6 +65,11 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 			return err
 		}
 		return deleteSession(e, profile, pos[0], *yes)
+	case "export":
+		if err := wantArgs(e, "sessions export", pos, 1); err != nil {
+			return err
+		}
+		return exportSession(e, profile, pos[0], *format, *outFile)
 	default:
 		fmt.Fprintf(e.stderr, "myco sessions: unknown command %q\n\n%s", args[0], usage)
 		return errUsage
