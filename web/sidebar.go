@@ -39,6 +39,14 @@ func statusOr(status string) string {
 	return status
 }
 
+// StatusShort is StatusText in a word.
+func StatusShort(status string) string {
+	if status == StatusWaiting {
+		return "Waiting"
+	}
+	return StatusText(status)
+}
+
 // SidebarView is the session page's list of sessions: the newest page of
 // them, or those a query finds, grouped by folder when Grouped.
 type SidebarView struct {
@@ -56,13 +64,18 @@ type SidebarGroup struct {
 	Rows   []SessionRow
 }
 
-// Name is the folder's last element, which a narrow column has room for;
-// the full path is the header's title.
+// Name is the folder as a narrow column has room for it: a short path
+// whole, a long one by its last two elements; the full path is the
+// header's title.
 func (g SidebarGroup) Name() string {
 	if g.Folder == "" {
 		return "No folder"
 	}
-	return filepath.Base(g.Folder)
+	if len(g.Folder) <= 28 {
+		return g.Folder
+	}
+	// The last two elements tell apart folders of the same name.
+	return "…/" + filepath.Join(filepath.Base(filepath.Dir(g.Folder)), filepath.Base(g.Folder))
 }
 
 // Groups cuts the rows by folder. A folder's place is that of its newest

@@ -45,7 +45,8 @@ test('the sidebar follows the CLI, new sessions, archives; its rows are plain li
   // Grouped by folder, remembered across pages.
   await side.getByTestId('sidebar-group').click();
   await expect(side.getByTestId('sidebar-folder')).toHaveCount(2);
-  await expect(side.getByTestId('sidebar-folder').first()).toContainText('tmp');
+  await expect(side.getByTestId('sidebar-folder').first()).toContainText('/tmp');
+  await expect(side.getByTestId('sidebar-folder').nth(1)).toContainText('/var/tmp');
   await page.screenshot({ path: `${shots}/sidebar-1280-grouped.png` });
   await page.reload();
   await expect(side.getByTestId('sidebar-folder')).toHaveCount(2);
@@ -103,7 +104,7 @@ test('a session waiting for an approval says so in the sidebar and on the home p
   expect(r.status).toBe(202);
   const row = page.getByTestId('sidebar-row').filter({ hasText: 'Needs a yes' });
   await expect(row).toHaveAttribute('data-status', 'waiting');
-  await expect(row.getByTestId('session-status')).toContainText('Waiting for you');
+  await expect(row.getByTestId('session-status')).toContainText('Waiting');
   const homeRow = home.getByTestId('session-row').filter({ hasText: 'Needs a yes' });
   await expect(homeRow).toHaveAttribute('data-status', 'waiting');
   await expect(homeRow.getByTestId('session-status')).toContainText('Waiting for you');
