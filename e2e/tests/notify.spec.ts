@@ -1,0 +1,127 @@
+import { test, expect } from '../fixtures';
+import type { Page } from '@playwright/test';
+
+// Telling the person: a hidden tab notifies (once allowed) when an
+// approval waits or a long turn ends, and its title carries a marker until
+// it is seen again. The page's visibility is driven by the test, and
+// Notification is wrapped to record what the page showed.
+const hooks = () => {
+  // Date.now runs ahead by what the test says a turn took.
+  let ahead = 0;
+  const now = Date.now.bind(Date);
+  Date.now = () => now() + ahead;
+  (window as any).__advance = (ms: number) => (ahead += ms);
+  let state: DocumentVisibilityState = 'visible';
+  Object.defineProperty(document, 'visibilityState', { get: () => state, configurable: true });
+  Object.defineProperty(document, 'hidden', { get: () => state === 'hidden', configurable: true });
+  (window as any).__setVisible = (v: boolean) => {
+    state = v ? 'visible' : 'hidden';
+    document.dispatchEvent(new Event('visibilitychange'));
+  };
+  const shown: { title: string; body: string; tag: string }[] = [];
+  (window as any).__notifications = shown;
+  const Real = window.Notification;
+  class Recorded extends Real {
+    constructor(title: string, opts: NotificationOptions = {}) {
+      super(title, opts);
+      shown.push({ title, body: opts.body || '', tag: opts.tag || '' });
+    }
+  }
+  Object.defineProperty(Recorded, 'permission', { get: () => Real.permission });
+  (Recorded as any).requestPermission = Real.requestPermission.bind(Real);
+  (window as any).Notification = Recorded;
+};
+
+const notifications = (page: Page) => page.evaluate(() => (window as any).__notifications as { title: string; body: string; tag: string }[]);
+const setVisible = (page: Page, v: boolean) => page.evaluate((v) => (window as any).__setVisible(v), v);
+
+test('an approval waiting in a hidden tab notifies, and marks the title until the tab is seen', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Deploy', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.context().grantPermissions(['notifications'], { origin: myco.url });
+  await page.addInitScript(hooks);
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(page.getByTestId('notify-button')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page).toHaveTitle('Deploy');
+
+  const input = page.getByTestId('composer-input');
+  await setVisible(page, false);
+  await input.fill('run it [[tool:bash {"command":"echo hi"}]]');
+  await input.press('Enter');
+  await expect(page.getByTestId('approval')).toBeVisible();
+  await expect.poll(() => notifications(page)).toEqual([
+    { title: 'Deploy', body: 'Waiting for your approval: bash.', tag: expect.stringContaining(`myco:${id}:approval:`) },
+  ]);
+  await expect(page).toHaveTitle('(!) Deploy');
+
+  // A title change keeps the marker in front.
+  await myco.api('PATCH', `/api/sessions/${id}`, { title: 'Deploy v2' });
+  await expect(page.getByTestId('session-title')).toHaveText('Deploy v2');
+  await expect(page).toHaveTitle('(!) Deploy v2');
+
+  await setVisible(page, true);
+  await expect(page).toHaveTitle('Deploy v2');
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  expect(await notifications(page)).toHaveLength(1);
+});
+
+test('a long turn that ends in a hidden tab notifies; a short one, or one in view, does not', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Long', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.context().grantPermissions(['notifications'], { origin: myco.url });
+  await page.addInitScript(hooks);
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const input = page.getByTestId('composer-input');
+  const turn = async (text: string, ranFor: number) => {
+    await input.fill(text);
+    await input.press('Enter');
+    await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(1);
+    if (ranFor) await page.evaluate((ms) => (window as any).__advance(ms), ranFor);
+    await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(0);
+    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  };
+
+  // In view: nothing, however long.
+  await turn('[[text:30]] [[delay:100ms]]', 12_000);
+  // Hidden, short: nothing.
+  await setVisible(page, false);
+  await turn('[[text:3]] [[delay:100ms]]', 0);
+  expect(await notifications(page)).toEqual([]);
+  await expect(page).toHaveTitle('Long');
+  // Hidden, 10 s or longer: told.
+  await turn('[[text:30]] [[delay:100ms]]', 11_000);
+  await expect.poll(() => notifications(page)).toEqual([
+    { title: 'Long', body: expect.stringMatching(/^The turn ended after \d+ s\.$/), tag: expect.stringContaining(`myco:${id}:turn:`) },
+  ]);
+  await expect(page).toHaveTitle('● Long');
+  await setVisible(page, true);
+  await expect(page).toHaveTitle('Long');
+});
+
+// Needs the setting passed to the page: web.sessionLayout (web/helpers.go)
+// must set LayoutView.NotificationsOff from the session view, which takes
+// it from SessionViewOptions (server/pages.go sets it from the settings).
+test.fixme('the setting off leaves the bell out', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url, { notifications: false });
+  const id = myco.writeSession({ title: 'Quiet', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(page.locator('body')).toHaveAttribute('data-notifications', 'off');
+  await expect(page.getByTestId('notify-button')).toHaveCount(0);
+});
+
+test('the bell is there, quiet, before the person allowed notifications', async ({ page, myco }) => {
+  const id = myco.writeSession({ title: 'Bell' });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  const bell = page.getByTestId('notify-button');
+  await expect(bell).toBeVisible();
+  await expect(bell).toHaveAttribute('aria-pressed', 'false');
+  await expect(bell).toHaveAttribute('title', 'Notify me when a turn ends or needs me');
+});
