@@ -20,7 +20,8 @@ import { EV } from './events.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { Search } from './search.js';
-import { followListing, initSidebar } from './sidebar.js';
+import { initSidebar } from './sidebar.js';
+import { followListing } from './listing.js';
 import './highlight.js';
 import './copy.js';
 

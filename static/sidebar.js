@@ -13,34 +13,12 @@
 // conversation, closed by Escape, the backdrop or choosing a session.
 // Rows are plain links: Ctrl-click and middle-click open a new tab.
 
-import { EV } from './events.js';
+import { followListing } from './listing.js';
 import { Search } from './search.js';
 
 const body = document.body;
 const stored = { closed: 'myco.sidebar.closed', grouped: 'myco.sidebar.grouped' };
 const narrow = matchMedia('(max-width: 60rem)');
-const refreshDelay = 150;
-
-// followListing calls refresh, debounced, whenever the profile's listing
-// changes: a session created, renamed, archived, restored, its status or
-// its last activity. The first snapshot is skipped (the page was just
-// rendered); one after a reconnect is not (changes may have been missed).
-export function followListing(refresh) {
-  const source = new EventSource('/api/events');
-  let timer = 0;
-  let connected = false;
-  const soon = () => {
-    clearTimeout(timer);
-    timer = setTimeout(refresh, refreshDelay);
-  };
-  source.addEventListener(EV.sessionsSnapshot, () => {
-    if (connected) soon();
-    connected = true;
-    body.dataset.listing = 'open';
-  });
-  for (const name of [EV.sessionAdded, EV.sessionChanged, EV.sessionRemoved]) source.addEventListener(name, soon);
-  return source;
-}
 
 function read(key) {
   try {

@@ -155,3 +155,25 @@ test('on a phone the sidebar is a drawer over the conversation', async ({ page, 
   await expect(page).toHaveURL(new RegExp(`/s/${ids[1]}$`));
   await expect(side).toBeHidden();
 });
+
+test('tabs share one listing stream, and another tab takes it over when its holder closes', async ({ context, myco }) => {
+  const id = myco.writeSession({ title: 'First', messages: [{ role: 'user', text: 'hi' }] });
+  await myco.start();
+  let streams = 0;
+  context.on('request', (req) => {
+    if (new URL(req.url()).pathname === '/api/events') streams++;
+  });
+  const first = await context.newPage();
+  await first.goto(myco.link(`/s/${id}`));
+  await expect(first.locator('body')).toHaveAttribute('data-listing', 'open');
+  const second = await context.newPage();
+  await second.goto(myco.link('/'));
+  await expect(second.locator('body')).toHaveAttribute('data-listing', 'open');
+  expect(streams).toBe(1);
+
+  // The holder goes: the other tab opens the stream and still follows.
+  await first.close();
+  await expect.poll(() => streams).toBe(2);
+  await myco.api('POST', '/api/sessions', { title: 'Made after the handover' });
+  await expect(second.getByTestId('session-row').filter({ hasText: 'Made after the handover' })).toHaveCount(1);
+});
