@@ -254,3 +254,22 @@ func TestFileName(t *testing.T) {
 		})
 	}
 }
+
+// TestUnclosedFence: an answer cut off inside a code block is closed, so
+// the rest of the file is not code.
+func TestUnclosedFence(t *testing.T) {
+	doc := &session.Document{Schema: session.Schema, ID: docID, Threads: []session.Thread{{Messages: []session.Message{
+		{ID: "a", Role: "assistant", StopReason: session.StopInterrupted, Content: []session.Block{{Type: session.BlockText, Text: "Here:\n\n````go\nfunc f() {\n```\nstill code"}}},
+		{ID: "b", Role: "assistant", Content: []session.Block{{Type: session.BlockText, Text: "```\nclosed\n```\n\n~~~\nx\n~~~~"}}},
+		{ID: "c", Role: "user", Human: true, Content: []session.Block{{Type: session.BlockText, Text: "after"}}},
+	}}}}
+	out, err := export.Render(doc, export.Markdown, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"still code\n````\n\n> *Interrupted.*", "~~~\nx\n~~~~\n\n### You"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func (w *mdWriter) block(b session.Block) {
 	switch b.Type {
 	case session.BlockText:
 		if strings.TrimSpace(b.Text) != "" {
-			w.para("%s", strings.TrimRight(b.Text, "\n"))
+			w.para("%s", closeFences(strings.TrimRight(b.Text, "\n")))
 		}
 	case session.BlockImage:
 		w.para("*%s*", b.ImageMarker())
@@ -175,4 +175,43 @@ func titleOr(title string) string {
 		return "Untitled session"
 	}
 	return title
+}
+
+// closeFences closes a code fence text leaves open (an answer interrupted
+// inside a code block), so it does not swallow the rest of the file.
+func closeFences(text string) string {
+	open := ""
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 {
+			continue
+		}
+		fence := fenceOf(trimmed)
+		switch {
+		case open == "" && fence != "":
+			open = fence
+		case open != "" && strings.HasPrefix(trimmed, open) && strings.TrimSpace(strings.TrimLeft(trimmed, open[:1])) == "":
+			open = ""
+		}
+	}
+	if open != "" {
+		return text + "\n" + open
+	}
+	return text
+}
+
+// fenceOf is the fence a line opens with (three or more backticks or
+// tildes), "" when it opens none.
+func fenceOf(line string) string {
+	if line == "" || (line[0] != '`' && line[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	if n < 3 || (line[0] == '`' && strings.Contains(line[n:], "`")) {
+		return ""
+	}
+	return line[:n]
 }
