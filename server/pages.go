@@ -149,6 +149,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
 	limits := s.opts.Settings.ModelLimits(doc.ModelOr(s.opts.DefaultModel))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
+	opts.NotificationsOff = !s.opts.Settings.Notifies()
 	side, err := s.sidebarView(id, "", false)
 	if err != nil {
 		return err

@@ -151,3 +151,15 @@ func TestPanelOncePerPatch(t *testing.T) {
 		t.Errorf("the first PATCH told the panel %d times, want once", first)
 	}
 }
+
+// The panel's count moves as each message is saved, not at the turn's
+// end: the person's message shows before the answer starts.
+func TestPanelCountsEachMessage(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("counts")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "hello [[say:hi]]"), http.StatusAccepted)
+	if html := lastPanel(t, st.until("message.start")); !strings.Contains(html, "1 in 1 thread") {
+		t.Errorf("panel before the answer:\n%s", html)
+	}
+}

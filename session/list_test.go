@@ -59,6 +59,7 @@ func TestListOrderAndCounts(t *testing.T) {
 			CreatedAt: time.Date(2026, 11, 29, 18, 5, 0, 123_000_000, time.UTC),
 			UpdatedAt: time.Date(2026, 11, 29, 18, 44, 10, 456_000_000, time.UTC),
 			Threads:   2, Messages: 6,
+			Parent: "0193c7a0-1111-7222-8333-444455556666", // a fork: the listing marks it
 		},
 	}
 	for round := range 2 { // the second listing comes from the cache

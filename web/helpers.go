@@ -31,11 +31,12 @@ func listPage(v HomeView) string {
 
 func sessionLayout(v SessionView) LayoutView {
 	l := LayoutView{
-		Title:     v.Title,
-		Page:      "session",
-		Profile:   v.Profile,
-		SessionID: v.ID,
-		Archived:  v.Archived,
+		Title:            v.Title,
+		Page:             "session",
+		Profile:          v.Profile,
+		SessionID:        v.ID,
+		Archived:         v.Archived,
+		NotificationsOff: v.NotificationsOff,
 	}
 	if v.Streams() {
 		l.EventsURL = v.EventsURL()

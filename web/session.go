@@ -23,6 +23,9 @@ type SessionViewOptions struct {
 	// Context is the model's automatic compaction threshold and window,
 	// shown as a gauge; the used part comes from the last response.
 	Context ContextInfo
+	// NotificationsOff is the profile's setting notifications: false (the
+	// page offers no bell and never notifies).
+	NotificationsOff bool
 }
 
 // ContextInfo is what the context gauge shows.
@@ -72,6 +75,8 @@ type SessionView struct {
 	Sidecars     []SidecarView
 	MessageCount int
 	Profile      string
+	// NotificationsOff: see SessionViewOptions.
+	NotificationsOff bool
 	// Usage is the token total of every response in the session.
 	Usage UsageView
 	// Context feeds the gauge of the context against the threshold.
@@ -217,21 +222,22 @@ func (v SessionView) RestoreURL() string { return apiURL(v.ID, "restore") }
 // NewSessionView returns the session page of doc.
 func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView {
 	v := SessionView{
-		ID:           doc.ID,
-		Title:        titleOr(doc.Title),
-		Model:        doc.Model,
-		Cwd:          doc.Cwd,
-		CreatedAt:    doc.CreatedAt,
-		UpdatedAt:    doc.UpdatedAt,
-		Archived:     opts.Archived || doc.Archived,
-		LockedBy:     opts.LockedBy,
-		Links:        linkViews(doc.Links),
-		Scratchpad:   doc.Scratchpad,
-		Sidecars:     sidecarViews(opts.Sidecars),
-		MessageCount: doc.MessageCount(),
-		Profile:      opts.Profile,
-		Usage:        sessionUsage(doc),
-		Context:      contextInfo(doc, opts.Context),
+		ID:               doc.ID,
+		Title:            titleOr(doc.Title),
+		Model:            doc.Model,
+		Cwd:              doc.Cwd,
+		CreatedAt:        doc.CreatedAt,
+		UpdatedAt:        doc.UpdatedAt,
+		Archived:         opts.Archived || doc.Archived,
+		LockedBy:         opts.LockedBy,
+		Links:            linkViews(doc.Links),
+		Scratchpad:       doc.Scratchpad,
+		Sidecars:         sidecarViews(opts.Sidecars),
+		MessageCount:     doc.MessageCount(),
+		Profile:          opts.Profile,
+		NotificationsOff: opts.NotificationsOff,
+		Usage:            sessionUsage(doc),
+		Context:          contextInfo(doc, opts.Context),
 	}
 	if doc.Parent != nil {
 		v.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}

@@ -103,10 +103,7 @@ test('a long turn that ends in a hidden tab notifies; a short one, or one in vie
   await expect(page).toHaveTitle('Long');
 });
 
-// Needs the setting passed to the page: web.sessionLayout (web/helpers.go)
-// must set LayoutView.NotificationsOff from the session view, which takes
-// it from SessionViewOptions (server/pages.go sets it from the settings).
-test.fixme('the setting off leaves the bell out', async ({ page, myco, fake }) => {
+test('the setting off leaves the bell out', async ({ page, myco, fake }) => {
   myco.useModels(fake.url, { notifications: false });
   const id = myco.writeSession({ title: 'Quiet', model: 'anthropic/fake-model' });
   await myco.start();

@@ -359,6 +359,7 @@ func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
 		return fmt.Errorf("save message: %w", err)
 	}
 	s.publishMessage(m)
+	s.publishPanel() // the message count and last activity moved
 	return nil
 }
 
