@@ -45,17 +45,19 @@ document.addEventListener('click', (e) => {
 });
 
 async function decide(card, decision) {
+  // Asked before the buttons are disabled, which takes the focus away.
+  const hadFocus = card.contains(document.activeElement);
   const buttons = card.querySelectorAll('button');
   for (const b of buttons) b.disabled = true;
   card.setAttribute('aria-busy', 'true');
   try {
     await api('POST', urls.approvals + encodeURIComponent(card.dataset.toolUseId), { decision });
-    const hadFocus = card.contains(document.activeElement);
     card.remove();
-    if (hadFocus) focusNext();
+    if (hadFocus || document.activeElement === document.body) focusNext();
   } catch (err) {
     for (const b of buttons) b.disabled = false;
     card.removeAttribute('aria-busy');
+    if (hadFocus) card.querySelector(`[data-decision="${decision}"]`)?.focus();
     showError(`Could not send the decision: ${err.message}`);
   }
 }
@@ -80,7 +82,11 @@ function showFocused(b) {
 // command) or already deciding on another card.
 function offerFocus(card) {
   const focused = document.activeElement;
-  const busyTyping = focused === input ? input.value.trim() !== '' : isTyping(focused);
+  // The text of a message on its way (Enter pressed, the composer not yet
+  // cleared: an approval can come before the answer to the POST) is done
+  // with, not being typed.
+  const sending = composer?.querySelector('[data-testid="send-button"]')?.hasAttribute('aria-busy');
+  const busyTyping = focused === input ? !sending && input.value.trim() !== '' : isTyping(focused);
   if (busyTyping || approvalsBox()?.contains(focused)) return;
   const allow = card.querySelector('[data-decision="once"]');
   if (allow) showFocused(allow);
@@ -98,8 +104,10 @@ export function addApproval(a) {
   const card = fragment(a.html).querySelector('[data-testid="approval"]');
   if (!card) return;
   box.append(card);
-  offerFocus(card);
+  // The bottom first: on a narrow page the panel comes after the
+  // composer, and the button must end in view.
   keepBottom();
+  offerFocus(card);
 }
 
 // syncApprovals makes the cards those of list (a snapshot's approvals;
