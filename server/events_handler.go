@@ -90,7 +90,7 @@ type tab struct {
 	hub    *Hub
 	stream string // its r3labs stream: "<session>/<n>", unique per connection
 	sub    *subscriber
-	first  frame // the snapshot
+	first  frame // the snapshot, or the first event of another stream
 	rc     *http.ResponseController
 	pumped chan struct{} // closed when the pump returns
 	done   chan struct{} // closed when its handler has cleaned up
@@ -101,31 +101,49 @@ type tab struct {
 	dropped bool // its write deadline is in the past for good
 }
 
-// serve streams session id to one tab through r3labs. The tab subscribes
-// to the publisher and takes its snapshot in one step, then gets its own
-// r3labs stream; the pump starts once r3labs has registered the
-// connection (OnSubscribe) and publishes the snapshot, then the tab's
-// queue. A tab the publisher drops, or any tab when the hub closes, has
-// its request context cancelled and its write deadline moved to now, so
-// that r3labs' handler returns even if its write is stuck.
+// serve streams session id to one tab, starting with its snapshot.
 func (h *Hub) serve(w http.ResponseWriter, r *http.Request, id string) error {
+	return h.serveTab(w, r, id, func(seq int64, partial *event.Partial) (event.Event, error) {
+		snap, err := h.snapshot(id)
+		if err != nil {
+			return nil, err
+		}
+		// The hub's partial is the one that matches seq: the live session's
+		// may already hold deltas the tab is about to get as events.
+		snap.Seq, snap.Partial = seq, partial
+		return snap, nil
+	})
+}
+
+// firstEvent makes the event a tab's stream starts with, knowing the id
+// of the last event published before the tab subscribed and the message
+// streaming as of that event.
+type firstEvent func(seq int64, partial *event.Partial) (event.Event, error)
+
+// serveTab streams the hub's stream id to one tab through r3labs, first
+// the event first makes, then every event published after it. The tab
+// subscribes to the publisher and learns what its first event must cover
+// in one step, then gets its own r3labs stream; the pump starts once
+// r3labs has registered the connection (OnSubscribe) and publishes the
+// first event, then the tab's queue. A tab the publisher drops, or any
+// tab when the hub closes, has its request context cancelled and its
+// write deadline moved to now, so that r3labs' handler returns even if
+// its write is stuck.
+func (h *Hub) serveTab(w http.ResponseWriter, r *http.Request, id string, first firstEvent) error {
 	p := h.stream(id)
 	sub, seq, partial := p.subscribe()
-	snap, err := h.snapshot(id)
+	ev, err := first(seq, partial)
 	if err != nil {
 		p.unsubscribe(sub)
 		return err
 	}
-	// The hub's partial is the one that matches seq: the live session's
-	// may already hold deltas the tab is about to get as events.
-	snap.Seq, snap.Partial = seq, partial
-	data, err := json.Marshal(snap)
+	data, err := json.Marshal(ev)
 	if err != nil {
 		p.unsubscribe(sub)
-		return fmt.Errorf("snapshot: %w", err)
+		return fmt.Errorf("%s: %w", ev.Name(), err)
 	}
 	t := &tab{
-		hub: h, sub: sub, first: frame{id: seq, ev: snap, data: data},
+		hub: h, sub: sub, first: frame{id: seq, ev: ev, data: data},
 		rc: http.NewResponseController(w), pumped: make(chan struct{}), done: make(chan struct{}),
 	}
 	h.mu.Lock()

@@ -2,14 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -224,68 +218,7 @@ func diffListing(prev, now map[string]listed) []event.Event {
 // sessions.snapshot (what the tab shows may be stale: it refetches), then
 // every change. The auth, Host and Origin checks are those of every route.
 func (s *Server) profileEvents(c echo.Context) error {
-	return s.events.serveFirst(c.Response(), c.Request(), profileStream, event.SessionsSnapshot{})
-}
-
-// serveFirst streams the hub's stream id to one tab, starting with first.
-// It is Hub.serve with a first event given rather than a session's
-// snapshot: the same subscriber queue, pump, write deadline and drop of a
-// tab that falls behind.
-// TODO: one function for both once serve can take its first event.
-func (h *Hub) serveFirst(w http.ResponseWriter, r *http.Request, id string, first event.Event) error {
-	p := h.stream(id)
-	sub, seq, _ := p.subscribe()
-	data, err := json.Marshal(first)
-	if err != nil {
-		p.unsubscribe(sub)
-		return fmt.Errorf("first event: %w", err)
-	}
-	t := &tab{
-		hub: h, sub: sub, first: frame{id: seq, ev: first, data: data},
-		rc: http.NewResponseController(w), pumped: make(chan struct{}), done: make(chan struct{}),
-	}
-	h.mu.Lock()
-	if h.shut {
-		h.mu.Unlock()
-		p.unsubscribe(sub)
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "shutting down")
-	}
-	h.lastTab++
-	t.stream = id + "/" + strconv.FormatInt(h.lastTab, 10)
-	h.tabs[t.stream] = t
-	h.mu.Unlock()
-	defer close(t.done)
-	defer h.forget(t.stream)
-
-	if err := t.rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		p.unsubscribe(sub)
-		return fmt.Errorf("event stream: %w", err)
-	}
-	h.sse.CreateStream(t.stream)
-	ctx, cancel := context.WithCancel(r.Context())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		t.watch(ctx, cancel)
-	}()
-	req := r.Clone(ctx)
-	req.URL.RawQuery = "stream=" + url.QueryEscape(t.stream)
-	req.Header.Del("Last-Event-ID")
-	h.sse.ServeHTTP(w, req)
-
-	cancel()
-	<-watched
-	p.unsubscribe(sub)
-	t.mu.Lock()
-	t.ended = true
-	started := t.started
-	t.mu.Unlock()
-	h.sse.RemoveStream(t.stream)
-	if started {
-		<-t.pumped
-	}
-	if !t.dropped {
-		_ = t.rc.SetWriteDeadline(time.Time{})
-	}
-	return nil
+	return s.events.serveTab(c.Response(), c.Request(), profileStream, func(int64, *event.Partial) (event.Event, error) {
+		return event.SessionsSnapshot{}, nil
+	})
 }
