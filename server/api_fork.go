@@ -15,6 +15,9 @@ type forkRequest struct {
 	Message string `json:"message"`
 	// KeepTurns keeps the latest thread's first N turns.
 	KeepTurns *int `json:"keep_turns"`
+	// DropTurns keeps all but the latest thread's last N turns (/rewind):
+	// the server knows how many there are, the tab need not ask.
+	DropTurns *int `json:"drop_turns"`
 }
 
 // forkResponse is the new session, and its page.
@@ -35,26 +38,51 @@ func (s *Server) forkSession(c echo.Context) error {
 	if err := session.ValidateID(id); err != nil {
 		return err
 	}
-	var opts session.ForkOptions
-	switch {
-	case req.Message != "" && req.KeepTurns != nil:
-		return fmt.Errorf("%w: give message or keep_turns, not both", errBadInput)
-	case req.Message != "":
-		opts.At = req.Message
-	case req.KeepTurns != nil:
-		opts.ByTurns, opts.KeepTurns = true, *req.KeepTurns
-	default:
-		doc, err := s.opts.Sessions.Load(id)
-		if err != nil {
-			return err
-		}
-		opts.ByTurns, opts.KeepTurns = true, doc.Turns()
+	opts, err := s.forkOptions(id, req)
+	if err != nil {
+		return err
 	}
 	fork, err := s.opts.Sessions.Fork(id, opts)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, forkResponse{Summary: fork.Summarize(), URL: web.SessionURL(fork.ID)})
+}
+
+// forkOptions turns a fork request into where the fork ends: at most one
+// of message, keep_turns and drop_turns; none keeps every turn.
+func (s *Server) forkOptions(id string, req forkRequest) (session.ForkOptions, error) {
+	given := 0
+	for _, set := range []bool{req.Message != "", req.KeepTurns != nil, req.DropTurns != nil} {
+		if set {
+			given++
+		}
+	}
+	if given > 1 {
+		return session.ForkOptions{}, fmt.Errorf("%w: give only one of message, keep_turns and drop_turns", errBadInput)
+	}
+	switch {
+	case req.Message != "":
+		return session.ForkOptions{At: req.Message}, nil
+	case req.KeepTurns != nil:
+		return session.ForkOptions{ByTurns: true, KeepTurns: *req.KeepTurns}, nil
+	}
+	drop := 0
+	if req.DropTurns != nil {
+		drop = *req.DropTurns
+		if drop < 0 {
+			return session.ForkOptions{}, fmt.Errorf("%w: drop_turns must be 0 or more, not %d", errBadInput, drop)
+		}
+	}
+	doc, err := s.opts.Sessions.Load(id)
+	if err != nil {
+		return session.ForkOptions{}, err
+	}
+	turns := doc.Turns()
+	if drop > turns {
+		return session.ForkOptions{}, fmt.Errorf("%w: cannot drop %d turns: the latest thread has %d (0 to %d)", session.ErrForkPoint, drop, turns, turns)
+	}
+	return session.ForkOptions{ByTurns: true, KeepTurns: turns - drop}, nil
 }
 
 // deleteSession removes an archived session for good. An active one must

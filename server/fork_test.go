@@ -46,7 +46,13 @@ func TestForkAPI(t *testing.T) {
 		{name: "at an answer", body: `{"message":"a0"}`, status: http.StatusCreated, messages: 2},
 		{name: "too many turns", body: `{"keep_turns":9}`, status: http.StatusBadRequest, errText: "the nearest is 3"},
 		{name: "unknown message", body: `{"message":"zz"}`, status: http.StatusBadRequest, errText: `"zz" is not in the latest thread`},
-		{name: "both", body: `{"message":"a0","keep_turns":1}`, status: http.StatusBadRequest, errText: "not both"},
+		{name: "both", body: `{"message":"a0","keep_turns":1}`, status: http.StatusBadRequest, errText: "only one of"},
+		{name: "drop one turn", body: `{"drop_turns":1}`, status: http.StatusCreated, messages: 4},
+		{name: "drop every turn", body: `{"drop_turns":3}`, status: http.StatusCreated, messages: 0},
+		{name: "drop none", body: `{"drop_turns":0}`, status: http.StatusCreated, messages: 6},
+		{name: "drop too many", body: `{"drop_turns":4}`, status: http.StatusBadRequest, errText: "cannot drop 4 turns: the latest thread has 3"},
+		{name: "drop negative", body: `{"drop_turns":-1}`, status: http.StatusBadRequest, errText: "0 or more"},
+		{name: "drop and keep", body: `{"drop_turns":1,"keep_turns":1}`, status: http.StatusBadRequest, errText: "only one of"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -150,11 +151,42 @@ func (s *Server) sessionPage(c echo.Context) error {
 	limits := s.opts.Settings.ModelLimits(doc.ModelOr(s.opts.DefaultModel))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
 	opts.NotificationsOff = !s.opts.Settings.Notifies()
+	if opts.Lineage, err = s.lineage(doc); err != nil {
+		return err
+	}
 	side, err := s.sidebarView(id, "", false)
 	if err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, web.SessionPageWithSidebar(web.NewSessionView(doc, opts), side))
+}
+
+// lineage is what the listings tell of doc's relatives: the sessions
+// forked from it, and its parent's title now (or that the parent is
+// gone). The listings are cached per file, so this costs a pass over the
+// summaries, not a read of every document.
+func (s *Server) lineage(doc *session.Document) (web.Lineage, error) {
+	var l web.Lineage
+	parentFound := false
+	for _, archived := range []bool{false, true} {
+		sums, err := s.opts.Sessions.List(session.ListOptions{Archived: archived})
+		if err != nil {
+			return web.Lineage{}, err
+		}
+		for _, sum := range sums {
+			if sum.Parent == doc.ID && sum.Damaged == "" {
+				l.Forks = append(l.Forks, sum)
+			}
+			if doc.Parent != nil && sum.ID == doc.Parent.Session {
+				parentFound, l.ParentTitle = true, sum.Title
+			}
+		}
+	}
+	l.ParentGone = doc.Parent != nil && !parentFound
+	// Newest activity first, as the listings are: archived forks after
+	// the active ones otherwise.
+	slices.SortStableFunc(l.Forks, func(a, b session.Summary) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	return l, nil
 }
 
 // pageDocument reads the session a page shows. A writable session is
@@ -239,6 +271,9 @@ func (s *Server) messagesPartial(c echo.Context) error {
 	f, err := web.MessagesFragment(doc, thread, before, limit)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	if thread == len(doc.Threads)-1 {
+		f.AllowFork()
 	}
 	if floor > 0 && f.Start <= floor {
 		// Nothing of this thread's own is left before the run: no "Load

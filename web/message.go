@@ -34,6 +34,10 @@ type MessageView struct {
 	// documents).
 	Error  *ErrorView
 	Blocks []BlockView
+	// Forkable: the message is in the latest thread, so a fork can end on
+	// its turn; its head offers Fork. Messages of earlier threads, and one
+	// still streaming (the tab draws it), have no Fork.
+	Forkable bool
 }
 
 // ErrorView is why an answer failed.
@@ -77,9 +81,22 @@ type ToolResultView struct {
 // NewMessageView returns the view of m on its own: tool results are shown
 // where they are, not beside their calls. Pages use the thread-aware
 // constructors, which pair them.
+//
+// A message on its own is one that just ended in a live turn, so it is in
+// the latest thread: it can be forked from.
 func NewMessageView(sessionID string, m session.Message) MessageView {
 	v, _ := newMessageView(sessionID, m, nil)
+	v.Forkable = v.ID != ""
 	return v
+}
+
+// AllowFork marks the run's messages forkable: the caller knows the run
+// is of the latest thread. A message without an ID (older documents)
+// cannot be named as a fork point.
+func (f *MessagesFragmentView) AllowFork() {
+	for i := range f.Messages {
+		f.Messages[i].Forkable = f.Messages[i].ID != ""
+	}
 }
 
 // Label names who a message is from.

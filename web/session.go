@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,20 @@ type SessionViewOptions struct {
 	// NotificationsOff is the profile's setting notifications: false (the
 	// page offers no bell and never notifies).
 	NotificationsOff bool
+	// Lineage is what the listing tells of the session's relatives.
+	Lineage Lineage
+}
+
+// Lineage is what the listing knows of a session's relatives, which its
+// own document does not: the server fills it in.
+type Lineage struct {
+	// ParentTitle is the parent's title now ("" keeps the one the fork
+	// recorded); ParentGone says the parent is in neither listing (it was
+	// deleted), so the page names it without a link.
+	ParentTitle string
+	ParentGone  bool
+	// Forks are the sessions forked from this one, active and archived.
+	Forks []session.Summary
 }
 
 // ContextInfo is what the context gauge shows.
@@ -70,6 +85,7 @@ type SessionView struct {
 	Archived     bool
 	LockedBy     *LockInfo
 	Parent       *ParentView
+	Forks        []ForkView
 	Links        []LinkView
 	Scratchpad   string
 	Sidecars     []SidecarView
@@ -128,9 +144,7 @@ func NewPanelView(doc *session.Document, readOnly bool) PanelView {
 		Usage: sessionUsage(doc), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad,
 		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
-	if doc.Parent != nil {
-		p.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}
-	}
+	p.Parent = newParentView(doc, Lineage{})
 	return p
 }
 
@@ -146,14 +160,137 @@ func RenderPanel(doc *session.Document, readOnly bool) (string, error) {
 // sessionAPIURL is the session's resource, which PATCH changes.
 func sessionAPIURL(id string) string { return "/api/sessions/" + url.PathEscape(id) }
 
-// ParentView is the session a fork was made from.
+// ParentView is the session a fork was made from, and where.
 type ParentView struct {
 	SessionID string
 	Thread    int
+	Message   string // the last message the fork kept; "" when none
+	Title     string // the parent's title as people read it
+	// Point says where the fork was made ("turn 2, “Why …”"), from the
+	// fork's own copy of the history up to there.
+	Point string
+	// Gone: the parent was deleted; it is named, not linked.
+	Gone bool
+	// recorded is the parent's title when it was forked, which an untitled
+	// fork is named by ("Fork of …"), as the listings name it.
+	recorded string
 }
 
-// URL is the parent session's page.
-func (p ParentView) URL() string { return SessionURL(p.SessionID) }
+// URL is the parent's page at the fork point: the message is highlighted
+// as a search hit's is (static/highlight.js).
+func (p ParentView) URL() string {
+	if p.Message == "" {
+		return SessionURL(p.SessionID)
+	}
+	return SessionURL(p.SessionID) + "#m-" + url.PathEscape(p.Message)
+}
+
+// ForkView is a session forked from the one shown.
+type ForkView struct {
+	ID        string
+	Title     string
+	UpdatedAt time.Time
+	Archived  bool
+}
+
+// URL is the fork's page.
+func (f ForkView) URL() string { return SessionURL(f.ID) }
+
+// newParentView is the parent of doc, nil when doc is not a fork.
+func newParentView(doc *session.Document, l Lineage) *ParentView {
+	if doc.Parent == nil {
+		return nil
+	}
+	p := doc.Parent
+	title := p.Title
+	if l.ParentTitle != "" {
+		title = l.ParentTitle
+	}
+	return &ParentView{
+		SessionID: p.Session, Thread: p.Thread, Message: p.Message,
+		Title: titleOr(title), Point: forkPoint(doc), Gone: l.ParentGone,
+		recorded: p.Title,
+	}
+}
+
+// forkPointExcerpt bounds the person's words quoted at a fork point.
+const forkPointExcerpt = 60
+
+// forkPoint says where doc was forked: the turn its copy of the parent's
+// thread ends on (a turn starts at a message the person typed), with the
+// first words of that message.
+func forkPoint(doc *session.Document) string {
+	p := doc.Parent
+	if p.Message == "" || p.Thread < 0 || p.Thread >= len(doc.Threads) {
+		return "the start"
+	}
+	turn, said := 0, ""
+	for _, m := range doc.Threads[p.Thread].Messages {
+		if m.Role == "user" && m.Human {
+			turn++
+			said = firstText(m)
+		}
+		if m.ID == p.Message {
+			break
+		}
+	}
+	if turn == 0 {
+		return "the start"
+	}
+	point := "turn " + strconv.Itoa(turn)
+	if p.Thread > 0 {
+		point += " of thread " + strconv.Itoa(p.Thread+1)
+	}
+	if said = excerpt(said, forkPointExcerpt); said != "" {
+		point += ", “" + said + "”"
+	}
+	return point
+}
+
+// firstText is the first text block of m.
+func firstText(m session.Message) string {
+	for _, b := range m.Content {
+		if b.Type == session.BlockText && strings.TrimSpace(b.Text) != "" {
+			return b.Text
+		}
+	}
+	return ""
+}
+
+// excerpt is s on one line, cut to about n characters at a word.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
+
+func forkViews(forks []session.Summary) []ForkView {
+	out := make([]ForkView, 0, len(forks))
+	for _, f := range forks {
+		out = append(out, ForkView{
+			ID: f.ID, Title: sessionTitle(f.Title, f.Parent, f.ParentTitle),
+			UpdatedAt: f.UpdatedAt, Archived: f.Archived,
+		})
+	}
+	return out
+}
+
+// UntitledText is what the heading shows while the session has no title
+// of its own: "Fork of …" for a fork, else Untitled. The tab keeps it
+// when a title event says the title is still empty.
+func (v SessionView) UntitledText() string {
+	if v.Parent != nil {
+		return forkTitle(v.Parent.recorded)
+	}
+	return untitled
+}
 
 // LinkView is a link attached to the session.
 type LinkView struct {
@@ -224,6 +361,8 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 	v := SessionView{
 		ID:               doc.ID,
 		Title:            titleOr(doc.Title),
+		Parent:           newParentView(doc, opts.Lineage),
+		Forks:            forkViews(opts.Lineage.Forks),
 		Model:            doc.Model,
 		Cwd:              doc.Cwd,
 		CreatedAt:        doc.CreatedAt,
@@ -239,10 +378,14 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Usage:            sessionUsage(doc),
 		Context:          contextInfo(doc, opts.Context),
 	}
-	if doc.Parent != nil {
-		v.Parent = &ParentView{SessionID: doc.Parent.Session, Thread: doc.Parent.Thread}
+	if doc.Title == "" {
+		// A fork is named by the title recorded at the fork, as the
+		// listings name it: a rename of the parent since does not rename
+		// the fork.
+		v.Title = v.UntitledText()
 	}
 	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit)
+	v.Latest.Recent.AllowFork()
 	return v
 }
 

@@ -46,20 +46,30 @@ type SessionRow struct {
 	// Status is what the session is doing (Status* values); the server
 	// knows it from the live sessions, so it fills it in.
 	Status string
+	// Parent is the session this one was forked from ("" when it was not),
+	// and ParentTitle its title as people read it: the row says "↳ from
+	// ParentTitle".
+	Parent      string
+	ParentTitle string
 }
 
 // NewSessionRow returns the row of one listed session.
 func NewSessionRow(s session.Summary) SessionRow {
-	return SessionRow{
+	row := SessionRow{
 		ID:        s.ID,
-		Title:     titleOr(s.Title),
+		Title:     sessionTitle(s.Title, s.Parent, s.ParentTitle),
 		Model:     s.Model,
 		UpdatedAt: s.UpdatedAt,
 		Messages:  s.Messages,
 		Damaged:   s.Damaged,
 		Cwd:       s.Cwd,
 		Status:    listStatus(s),
+		Parent:    s.Parent,
 	}
+	if s.Parent != "" {
+		row.ParentTitle = titleOr(s.ParentTitle)
+	}
+	return row
 }
 
 // NewSessionRows returns the rows of a listing, in its order.
@@ -79,6 +89,12 @@ func (r SessionRow) ArchiveURL() string { return apiURL(r.ID, "archive") }
 
 // RestoreURL is where the row's Restore button posts.
 func (r SessionRow) RestoreURL() string { return apiURL(r.ID, "restore") }
+
+// DeleteURL is where the row's Delete button sends DELETE.
+func (r SessionRow) DeleteURL() string { return sessionAPIURL(r.ID) }
+
+// ParentURL is the page of the session this one was forked from.
+func (r SessionRow) ParentURL() string { return SessionURL(r.Parent) }
 
 // SessionURL is the page of session id.
 func SessionURL(id string) string { return "/s/" + url.PathEscape(id) }
@@ -178,4 +194,19 @@ func titleOr(title string) string {
 		return untitled
 	}
 	return title
+}
+
+// sessionTitle is the title people see for a session: its own, or, for a
+// fork that has none yet, "Fork of" its parent's (the fork's own title,
+// automatic or given, replaces it later), else Untitled.
+func sessionTitle(title, parent, parentTitle string) string {
+	if title == "" && parent != "" {
+		return forkTitle(parentTitle)
+	}
+	return titleOr(title)
+}
+
+// forkTitle names an untitled fork by its parent's title.
+func forkTitle(parentTitle string) string {
+	return "Fork of " + titleOr(parentTitle)
 }

@@ -354,6 +354,9 @@ func TestNewMessageView(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// A message on its own ended in a live turn: it is in the
+			// latest thread, so it can be forked from.
+			tt.want.Forkable = tt.want.ID != ""
 			if diff := cmp.Diff(tt.want, web.NewMessageView(sessionID, tt.in)); diff != "" {
 				t.Errorf("NewMessageView (-want +got):\n%s", diff)
 			}
@@ -467,8 +470,8 @@ func TestNewSessionViewHeader(t *testing.T) {
 		LockedBy: lock,
 		Sidecars: map[string]string{"console": "c", "readline": "r", "zz": "z"},
 	})
-	if v.Title != "Untitled" {
-		t.Errorf("Title = %q, want Untitled", v.Title)
+	if v.Title != "Fork of Untitled" {
+		t.Errorf("Title = %q, want Fork of Untitled (a fork of an untitled session)", v.Title)
 	}
 	wantLinks := []web.LinkView{{URL: "https://a.example", Title: "A", RawTitle: "A"}, {URL: "https://b.example", Title: "https://b.example"}}
 	if diff := cmp.Diff(wantLinks, v.Links); diff != "" {
