@@ -1,14 +1,8 @@
 package web
 
 import (
-	"bytes"
-	"context"
-
-	"github.com/a-h/templ"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"myco/session"
 )
 
 // ApprovalView is a tool call waiting for the person's decision, as the
@@ -68,25 +62,4 @@ func (a ApprovalView) SessionText() string {
 // tool.approval event and a snapshot's approvals.
 func ApprovalHTML(toolUseID, name string, input []byte, diff string) (string, error) {
 	return renderString(ApprovalCard(NewApprovalView(toolUseID, name, input, diff)))
-}
-
-// ToolCallHTML renders the card of a tool call as the page shows it before
-// its outcome is recorded, for the tool.start event.
-func ToolCallHTML(use session.Block) (string, error) {
-	return renderString(toolCall(newToolCallView(use)))
-}
-
-// ToolResultHTML renders a tool's recorded outcome as the page shows it
-// inside the call's card, for the tool.end event.
-func ToolResultHTML(result session.Block) (string, error) {
-	return renderString(toolResult(newToolResultView(result)))
-}
-
-// renderString renders c to a string: the HTML an event carries.
-func renderString(c templ.Component) (string, error) {
-	var buf bytes.Buffer
-	if err := c.Render(context.Background(), &buf); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
 }
