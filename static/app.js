@@ -5,6 +5,8 @@
 //   <body data-page="home|archived|session|error" data-session-id
 //         data-archived="true|false" data-events="/api/sessions/{id}/events">
 //   [data-action="load-more|archive|restore|load-earlier"][data-url]
+//   [data-delete-control] [data-action="delete-ask|delete|delete-cancel"]
+//   [data-action="fork-message"] (lineage.js)
 //   details[data-action="open-thread"][data-url] > [data-messages]
 //
 // HTML fragments come from the server, already sanitized, and are parsed
@@ -22,6 +24,7 @@ import { initNewSession, openNewSession } from './newsession.js';
 import { Search } from './search.js';
 import { initSidebar } from './sidebar.js';
 import { followListing } from './listing.js';
+import { forkMessage } from './lineage.js';
 import './highlight.js';
 import './copy.js';
 
@@ -240,6 +243,53 @@ async function archiveOrRestore(el, verb) {
   }
 }
 
+// Delete, in two steps (web/home.templ deleteControl): Delete shows
+// "Delete for good?" with Confirm and Cancel in its place; Confirm sends
+// DELETE. A row then leaves its list; the archived session's page goes
+// where data-then says. A refusal (a session another process has open is
+// a 409 with its pid) says the server's words, and the question stays.
+
+function deleteParts(el) {
+  const control = el.closest('[data-delete-control]');
+  return {
+    ask: control?.querySelector('[data-action="delete-ask"]'),
+    confirm: control?.querySelector('[data-delete-confirm]'),
+  };
+}
+
+function askDelete(el) {
+  const { ask, confirm } = deleteParts(el);
+  if (!ask || !confirm) return;
+  ask.hidden = true;
+  confirm.hidden = false;
+  // Cancel takes the focus: a second Enter must not delete.
+  confirm.querySelector('[data-action="delete-cancel"]')?.focus();
+}
+
+function cancelDelete(el) {
+  const { ask, confirm } = deleteParts(el);
+  if (!ask || !confirm) return;
+  confirm.hidden = true;
+  ask.hidden = false;
+  ask.focus();
+}
+
+async function deleteSession(el) {
+  setBusy(el, true);
+  try {
+    await api('DELETE', el.dataset.url);
+  } catch (err) {
+    setBusy(el, false);
+    showError(`Could not delete the session: ${err.message}`, err.data?.url);
+    return;
+  }
+  if (el.dataset.then) {
+    location.assign(el.dataset.then);
+    return;
+  }
+  removeRow(el.closest('[data-testid="session-row"]'));
+}
+
 // undoFor is how long an "Undo" stays offered.
 const undoFor = 6000;
 
@@ -346,8 +396,10 @@ export let stream = null;
 
 // setTitle shows a session's title in its heading and the tab's title.
 export function setTitle(title) {
-  const text = title || 'Untitled';
   const h1 = document.querySelector('[data-testid="session-title"]');
+  // Without a title of its own a fork is "Fork of …": the page says
+  // which name stands in (data-untitled).
+  const text = title || h1?.dataset.untitled || 'Untitled';
   if (h1) h1.textContent = text;
   document.title = text;
 }
@@ -407,6 +459,10 @@ const clickActions = {
   restore: (el) => archiveOrRestore(el, 'restore'),
   'load-earlier': loadEarlier,
   'new-session': openNewSession,
+  'fork-message': (el) => forkMessage(el, showError),
+  'delete-ask': askDelete,
+  'delete-cancel': cancelDelete,
+  delete: deleteSession,
 };
 
 function onClick(e) {

@@ -12,6 +12,7 @@
 import { APIError, api } from './http.js';
 import { setTitle, showError } from './app.js';
 import { button, el } from './dom.js';
+import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
 import { currentModel, setModel } from './usage.js';
@@ -73,6 +74,23 @@ export async function runCommand({ name, arg }) {
 
 function openSession(id) {
   location.assign(`/s/${encodeURIComponent(id)}`);
+}
+
+// lastOther is the most recently active session other than this one
+// (/resume @last): the listing is newest first.
+async function lastOther() {
+  const list = await api('GET', '/api/sessions');
+  const here = document.body.dataset.sessionId;
+  const found = (Array.isArray(list) ? list : []).find((s) => typeof s?.id === 'string' && s.id !== here && !s.damaged);
+  if (!found) throw new Error('there is no other session to resume');
+  return found.id;
+}
+
+// turnsArg reads /rewind's N: how many of the last turns to leave out.
+function turnsArg(arg) {
+  if (!arg) return 1;
+  if (!/^\d+$/.test(arg)) throw new Error(`say how many turns to leave out: /rewind 2, not “${arg}”`);
+  return Number(arg);
 }
 
 async function findSession(prefix) {
@@ -159,8 +177,9 @@ const commandActions = {
     openSession(h.id);
   },
   resume: async (arg) => {
-    if (!arg) throw new Error('say which session: /resume ID (the start of the ID is enough)');
-    const id = await findSession(arg.split(/\s+/)[0]);
+    if (!arg) throw new Error('say which session: /resume ID (the start of the ID is enough), or /resume @last');
+    const which = arg.split(/\s+/)[0];
+    const id = which.toLowerCase() === '@last' ? await lastOther() : await findSession(which);
     clearComposer();
     openSession(id);
   },
@@ -173,6 +192,9 @@ const commandActions = {
     if (arg) await chooseModel(arg);
     else await listModels();
   },
+  // The fork opens in this tab (runCommand then empties the composer).
+  fork: () => forkAndOpen({}),
+  rewind: (arg) => forkAndOpen({ drop_turns: turnsArg(arg) }),
   compact: async () => {
     await api('POST', `${urls.session}/compact`);
   },

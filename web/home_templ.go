@@ -722,7 +722,7 @@ func deleteControl(url, title, then string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "\" hidden><span class=\"delete-question\">Delete for good?</span> <button type=\"button\" class=\"danger\" data-action=\"delete\" data-url=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "\" hidden><span class=\"delete-question\">Delete for good?</span> <button type=\"button\" class=\"delete-yes\" data-action=\"delete\" data-url=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
