@@ -17,6 +17,7 @@ async function screenshots(page: Page, name: string) {
   const was = page.viewportSize();
   for (const s of sizes) {
     await page.setViewportSize({ width: s.width, height: s.height });
+    await page.evaluate(() => window.scrollTo(0, 0)); // the title and what is under it
     await page.screenshot({ path: `${shots}/${name}-${s.name}.png` });
   }
   if (was) await page.setViewportSize(was);
