@@ -97,3 +97,53 @@ func TestDeleteAPI(t *testing.T) {
 	wantStatus(t, ts.do("GET", "/api/sessions/"+id, nil), http.StatusNotFound)
 	wantStatus(t, ts.do("DELETE", "/api/sessions/"+id, nil), http.StatusNotFound)
 }
+
+// TestForkLineagePages: a parent's page lists its forks, archived ones
+// too, from the listings; a fork's page links to its parent at the fork
+// point, under the parent's title now.
+func TestForkLineagePages(t *testing.T) {
+	ts := newTestServer(t)
+	id := seedTurns(t, ts, 2)
+	forkOf := func(body string) string {
+		t.Helper()
+		resp := ts.do("POST", "/api/sessions/"+id+"/fork", strings.NewReader(body))
+		wantStatus(t, resp, http.StatusCreated)
+		return decode[session.Summary](t, resp).ID
+	}
+	first, second := forkOf(`{"message":"a0"}`), forkOf(`{}`)
+	wantStatus(t, ts.do("POST", "/api/sessions/"+second+"/archive", nil), http.StatusOK)
+	wantStatus(t, ts.do("PATCH", "/api/sessions/"+id, strings.NewReader(`{"title":"Parent, renamed"}`)), http.StatusOK)
+
+	page := func(id string) string {
+		t.Helper()
+		resp := ts.do("GET", "/s/"+id, nil)
+		wantStatus(t, resp, http.StatusOK)
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	parent := page(id)
+	for _, f := range []string{first, second} {
+		if !strings.Contains(parent, `data-testid="fork-row" data-session-id="`+f+`"`) {
+			t.Errorf("the parent's page does not list fork %s", f)
+		}
+	}
+	if !strings.Contains(parent, ">Fork of Parent</a>") {
+		t.Error("the parent lists its untitled fork without the name 'Fork of Parent'")
+	}
+	child := page(first)
+	for _, want := range []string{
+		`<h1 id="session-title" data-testid="session-title" data-untitled="Fork of Parent">Fork of Parent</h1>`,
+		`href="/s/` + id + `#m-a0" data-testid="lineage-link">Parent, renamed</a>`,
+		"at turn 1, “question”",
+	} {
+		if !strings.Contains(child, want) {
+			t.Errorf("the fork's page lacks %s", want)
+		}
+	}
+	if strings.Contains(child, `data-testid="forks-panel"`) {
+		t.Error("a fork without forks shows a Forks panel")
+	}
+}

@@ -88,6 +88,21 @@ func TestNewSessionRow(t *testing.T) {
 			want: web.SessionRow{ID: "b", Title: "Untitled", Status: web.StatusIdle},
 		},
 		{
+			name: "untitled fork",
+			in:   session.Summary{ID: "k", Parent: "p", ParentTitle: "Fix it"},
+			want: web.SessionRow{ID: "k", Title: "Fork of Fix it", Status: web.StatusIdle, Parent: "p", ParentTitle: "Fix it"},
+		},
+		{
+			name: "fork with its own title",
+			in:   session.Summary{ID: "k", Title: "Try B", Parent: "p", ParentTitle: "Fix it"},
+			want: web.SessionRow{ID: "k", Title: "Try B", Status: web.StatusIdle, Parent: "p", ParentTitle: "Fix it"},
+		},
+		{
+			name: "fork of an untitled session",
+			in:   session.Summary{ID: "k", Parent: "p"},
+			want: web.SessionRow{ID: "k", Title: "Fork of Untitled", Status: web.StatusIdle, Parent: "p", ParentTitle: "Untitled"},
+		},
+		{
 			name: "damaged",
 			in:   session.Summary{ID: "c", Damaged: "invalid JSON at byte 12"},
 			want: web.SessionRow{ID: "c", Title: "Untitled", Damaged: "invalid JSON at byte 12", Status: web.StatusIdle},
