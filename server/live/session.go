@@ -152,7 +152,7 @@ func (s *Session) Snapshot() Snapshot {
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
 	})
 	for _, a := range s.approvals {
-		snap.Approvals = append(snap.Approvals, a.event())
+		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}
 	if !s.m.opts.Models.Configured() {
 		snap.ProviderHelp = s.m.opts.Models.Help()
