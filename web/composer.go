@@ -53,10 +53,12 @@ var Commands = []Command{
 	{Name: "stop", Help: "Stop the running turn (Esc does the same)"},
 	{Name: "retry", Help: "Run the last message again"},
 	{Name: "new", Help: "Start a new session in this tab"},
-	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it"},
+	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it; @last is the most recently active one other than this"},
 	{Name: "title", Args: "TEXT", Help: "Rename this session"},
 	{Name: "model", Args: "[NAME]", Help: "Switch the model; without a name, list the models"},
 	{Name: "compact", Help: "Summarise this thread into a new one now (the old one is kept)"},
+	{Name: "fork", Help: "Fork this session: a new session with the whole conversation, opened here"},
+	{Name: "rewind", Args: "[N]", Help: "Fork without the last N turns (default 1) and open the fork"},
 	{Name: "help", Help: "Show this list"},
 }
 

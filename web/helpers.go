@@ -63,31 +63,3 @@ func modelOr(model string) string {
 	}
 	return model
 }
-
-// lineageCommands are the slash commands of forking (issue 11), listed
-// before /help.
-//
-// They belong in Commands (web/composer.go), which another change owns;
-// until they move there, helpCommands joins them to it.
-var lineageCommands = []Command{
-	{Name: "fork", Help: "Fork this session: a new session with the whole conversation, opened here"},
-	{Name: "rewind", Args: "[N]", Help: "Fork without the last N turns (default 1) and open the fork"},
-}
-
-// resumeHelp says that /resume takes @last too.
-const resumeHelp = "Open a session by its ID, or the start of it; @last is the most recently active one other than this"
-
-// helpCommands are the commands the help panel lists, in order.
-func helpCommands() []Command {
-	out := make([]Command, 0, len(Commands)+len(lineageCommands))
-	for _, c := range Commands {
-		switch c.Name {
-		case "help":
-			out = append(out, lineageCommands...)
-		case "resume":
-			c.Help = resumeHelp
-		}
-		out = append(out, c)
-	}
-	return out
-}
