@@ -6,8 +6,8 @@
 // across a few majors. A small drift warns (exit 0), a large one fails
 // (exit 1). docs/TESTING.md explains the rule.
 //
-//   node check-chromium.mjs                     # chromium --version vs package.json
-//   node check-chromium.mjs --have "Chromium 158.0.1 built on Debian" --want 156
+//   node e2e/check-chromium.mjs                 # chromium --version vs package.json (at the root)
+//   node e2e/check-chromium.mjs --have "Chromium 158.0.1 built on Debian" --want 156
 //
 // The flags stand in for the real versions, so the rule can be tested
 // without installing another Chromium.
@@ -61,8 +61,8 @@ export function compare(have, want, pinned = knownReleases[want], known = knownR
   if (drift === 0) return { level: 'ok', message: '' };
   const pin = pinned ? `@playwright/test ${pinned}` : '@playwright/test';
   const dir = drift > 0 ? 'newer' : 'older';
-  const what = `Debian's chromium ${have} is ${Math.abs(drift)} major${Math.abs(drift) === 1 ? '' : 's'} ${dir} than the chromium ${want} that ${pin} (e2e/package.json) was built for.`;
-  const fix = `To match it, pin ${releaseFor(have, known)}.\nSet both devDependencies and playwrightChromiumMajor in e2e/package.json, then run npm install in e2e/ (see docs/TESTING.md).`;
+  const what = `Debian's chromium ${have} is ${Math.abs(drift)} major${Math.abs(drift) === 1 ? '' : 's'} ${dir} than the chromium ${want} that ${pin} (package.json) was built for.`;
+  const fix = `To match it, pin ${releaseFor(have, known)}.\nSet both devDependencies and playwrightChromiumMajor in package.json at the repository root, then run npm install there (see docs/TESTING.md).`;
   if (Math.abs(drift) <= maxDrift) {
     return { level: 'warn', message: `WARNING: ${what}\nPlaywright usually works across a drift of up to ${maxDrift} majors, so the tests run; if they fail in odd ways, this is the first suspect.\n${fix}` };
   }
@@ -76,10 +76,10 @@ function flag(args, name) {
 
 function main(args) {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const pkg = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8'));
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const haveText = flag(args, '--have') ?? execFileSync('chromium', ['--version'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const want = Number(flag(args, '--want') ?? pkg.playwrightChromiumMajor);
-  if (!Number.isInteger(want)) throw new Error('e2e/package.json has no playwrightChromiumMajor');
+  if (!Number.isInteger(want)) throw new Error('package.json has no playwrightChromiumMajor');
   const r = compare(parseMajor(haveText), want, pkg.devDependencies?.['@playwright/test']);
   for (const line of r.message.split('\n').filter(Boolean)) console.error(`e2e: ${line}`);
   return r.level === 'fail' ? 1 : 0;

@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
-# Installs what the browser tests need on a fresh machine: Debian's Chromium
-# (Playwright's own browser download cannot work here, and is never used)
-# and the pinned npm packages. It compares Chromium's major version with the
-# one the pinned Playwright release was built for (check-chromium.mjs; the
-# rule is in docs/TESTING.md).
+# Installs what the tab's tooling needs on a fresh machine: the pinned npm
+# packages of the repository root's package.json (Playwright, TypeScript)
+# and, for the browser tests, Debian's Chromium (Playwright's own browser
+# download cannot work here, and is never used). It compares Chromium's
+# major version with the one the pinned Playwright release was built for
+# (check-chromium.mjs; the rule is in docs/TESTING.md).
+#
+#   e2e/setup.sh        everything the browser tests need
+#   e2e/setup.sh npm    only the npm packages (the lint task's type check)
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "e2e: installing Debian's chromium"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+only="${1:-}"
+case "$only" in
+  ''|npm) ;;
+  *) echo "usage: e2e/setup.sh [npm]" >&2; exit 2 ;;
+esac
+
+if [ -z "$only" ]; then
+  if ! command -v chromium >/dev/null 2>&1; then
+    echo "e2e: installing Debian's chromium"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  fi
+
+  # A small drift from the Chromium the pinned Playwright was built for only
+  # warns: Debian moves Chromium with its security updates. A large one fails.
+  node e2e/check-chromium.mjs
 fi
 
-# A small drift from the Chromium the pinned Playwright was built for only
-# warns: Debian moves Chromium with its security updates. A large one fails.
-node check-chromium.mjs
+# A checkout from before package.json moved to the root still holds
+# e2e/node_modules. Node would then load @playwright/test from there for the
+# config and from the root for the runner, two copies Playwright refuses to
+# mix; the root's packages replace it.
+if [ -d e2e/node_modules ]; then
+  echo "e2e: removing e2e/node_modules (the packages now live in the root's node_modules)"
+  rm -rf e2e/node_modules
+fi
 
-if [ ! -d node_modules/@playwright/test ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -d node_modules/@playwright/test ] || [ ! -d node_modules/typescript ] ||
+  [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "e2e: installing npm packages"
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent
 fi
