@@ -25,9 +25,20 @@ export function followBottom() {
   keepBottom();
 }
 
+// lastTop is where the page was at the last scroll event. Only a move up
+// lets go of the bottom: the browser also scrolls when text grows under
+// the reader (scroll anchoring keeps what they see in place, which, with
+// a block inserted at once, leaves them more than a screen from the new
+// bottom), and that must not count as the reader leaving it.
+let lastTop = 0;
+
 export function initScroll() {
+  lastTop = document.scrollingElement.scrollTop;
   window.addEventListener('scroll', () => {
-    stick = nearBottom();
+    const top = document.scrollingElement.scrollTop;
+    if (top < lastTop - 1) stick = nearBottom();
+    else if (nearBottom()) stick = true;
+    lastTop = top;
   }, { passive: true });
   // Images load after the text that holds them.
   document.getElementById('messages')?.addEventListener('load', keepBottom, true);
