@@ -87,6 +87,7 @@ function setBusy(el, busy) {
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+/** @type {Array<[Intl.RelativeTimeFormatUnit, number, number]>} */
 const units = [
   ['minute', 60, 60],
   ['hour', 3600, 24],
@@ -146,7 +147,7 @@ function initTimes() {
 
 // --- Listing: search, load more, archive, restore ---------------------------
 
-const searchInput = () => document.querySelector('[data-testid="search-input"]');
+const searchInput = () => /** @type {HTMLInputElement | null} */ (document.querySelector('[data-testid="search-input"]'));
 const sessionList = () => document.getElementById('session-list');
 
 // listing is the home or archived page's search over its rows (search.js);
@@ -397,7 +398,7 @@ export let stream = null;
 
 // setTitle shows a session's title in its heading and the tab's title.
 export function setTitle(title) {
-  const h1 = document.querySelector('[data-testid="session-title"]');
+  const h1 = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="session-title"]'));
   // Without a title of its own a fork is "Fork of …": the page says
   // which name stands in (data-untitled).
   const text = title || h1?.dataset.untitled || 'Untitled';
@@ -428,7 +429,7 @@ function initStream() {
 
 // moveRow moves focus to the next (1) or previous (-1) session in the list.
 function moveRow(step) {
-  const links = [...document.querySelectorAll('[data-testid="session-link"]')];
+  const links = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-testid="session-link"]'))];
   if (links.length === 0) return;
   const row = document.activeElement?.closest('[data-testid="session-row"]');
   const at = row ? links.findIndex((l) => row.contains(l)) : -1;

@@ -39,7 +39,7 @@ export function removeApproval(id) {
 // One listener for every card, present and to come: the cards are the
 // server's HTML, which carries no handlers.
 document.addEventListener('click', (e) => {
-  const b = e.target instanceof Element ? e.target.closest('button[data-decision]') : null;
+  const b = e.target instanceof Element ? /** @type {HTMLButtonElement | null} */ (e.target.closest('button[data-decision]')) : null;
   const card = b?.closest('[data-testid="approval"]');
   if (card && approvalsBox()?.contains(card) && !b.disabled) decide(card, b.dataset.decision);
 });

@@ -140,7 +140,7 @@ function onEnd(d) {
 // showCarried opens the earlier thread whose last messages the latest one
 // carries: they are shown there, once, and the button marks their place.
 function showCarried() {
-  const d = document.querySelector('[data-carried-into] details');
+  const d = /** @type {HTMLDetailsElement | null} */ (document.querySelector('[data-carried-into] details'));
   if (!d) return;
   d.open = true;
   d.scrollIntoView({ block: 'end' });

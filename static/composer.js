@@ -28,13 +28,16 @@ export let composer = null; // [data-composer]
 export let input = null; // the textarea
 export let urls = {};
 
+// noteTimer clears a note that is not persistent.
+let noteTimer = 0;
+
 // note says text under the composer, for a few seconds unless persistent.
 export function note(text, persistent = false) {
   const n = composer?.querySelector('[data-composer-note]');
   if (!n) return;
   n.textContent = text;
-  clearTimeout(note.timer);
-  if (text && !persistent) note.timer = setTimeout(() => { n.textContent = ''; }, 6000);
+  clearTimeout(noteTimer);
+  if (text && !persistent) noteTimer = setTimeout(() => { n.textContent = ''; }, 6000);
 }
 
 let writable = true;

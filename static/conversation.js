@@ -32,6 +32,7 @@ export function box() {
   return document.getElementById('messages');
 }
 
+/** @returns {HTMLElement | null} */
 export function messageEl(id) {
   if (!id) return null;
   return box()?.querySelector(`[data-testid="message"][data-message-id="${CSS.escape(id)}"]`) || null;
@@ -213,7 +214,7 @@ export function onMessageEnd(d) {
 
 function turnLine(className, testid, turn) {
   const sel = `[data-testid="${testid}"][data-turn="${CSS.escape(turn || '')}"]`;
-  let line = turn ? box()?.querySelector(sel) : null;
+  let line = turn ? /** @type {HTMLElement | null} */ (box()?.querySelector(sel)) : null;
   if (line) return line;
   line = el('p', className);
   line.setAttribute('data-testid', testid);
@@ -268,7 +269,7 @@ export function applyPartial(p) {
 // document now holds are replaced by their rendering.
 export async function resync(snap) {
   const b = box();
-  const thread = b?.closest('[data-thread]')?.dataset.thread;
+  const thread = /** @type {HTMLElement | null} */ (b?.closest('[data-thread]'))?.dataset.thread;
   if (!b || thread === undefined) return;
   let frag;
   try {
@@ -278,7 +279,7 @@ export async function resync(snap) {
     return;
   }
   let prev = null;
-  for (const m of [...frag.children].filter((n) => n.matches('[data-testid="message"]'))) {
+  for (const m of /** @type {HTMLElement[]} */ ([...frag.children]).filter((n) => n.matches('[data-testid="message"]'))) {
     const have = messageEl(m.dataset.messageId);
     if (have) {
       if ('streaming' in have.dataset) have.replaceWith(m);
@@ -296,7 +297,7 @@ export async function resync(snap) {
   }
   // A streamed message the document lacks and the snapshot does not carry
   // on was dropped by the server (a retry starts over).
-  for (const m of b.querySelectorAll('[data-testid="message"][data-streaming]')) {
+  for (const m of /** @type {NodeListOf<HTMLElement>} */ (b.querySelectorAll('[data-testid="message"][data-streaming]'))) {
     if (m.dataset.messageId !== snap.partial?.message) m.remove();
   }
 }

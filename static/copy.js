@@ -103,7 +103,7 @@ async function copyMessage(button) {
 }
 
 document.addEventListener('click', (e) => {
-  const button = e.target.closest?.('[data-action="copy-message"]');
+  const button = e.target instanceof Element ? e.target.closest('[data-action="copy-message"]') : null;
   if (button) copyMessage(button);
 });
 

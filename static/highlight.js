@@ -21,7 +21,7 @@ function show(el) {
 // loadEarlier clicks "Load earlier" and resolves once its button is gone
 // (the fragment replaced it), or false when there is none.
 function loadEarlier() {
-  const button = document.querySelector('[data-action="load-earlier"]');
+  const button = /** @type {HTMLElement | null} */ (document.querySelector('[data-action="load-earlier"]'));
   if (!button) return Promise.resolve(false);
   return new Promise((resolve) => {
     const obs = new MutationObserver(() => {

@@ -11,7 +11,14 @@ export class APIError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string | URL} url
+ * @param {unknown} [data]
+ * @param {{ signal?: AbortSignal }} [options]
+ */
 export async function api(method, url, data, { signal } = {}) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = {
     method,
     credentials: 'same-origin',

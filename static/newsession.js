@@ -12,7 +12,7 @@
 import { showError } from './app.js';
 import { fetchFragment, api } from './http.js';
 
-const dialog = () => document.querySelector('[data-new-session-dialog]');
+const dialog = () => /** @type {HTMLDialogElement | null} */ (document.querySelector('[data-new-session-dialog]'));
 
 // isNewSessionKey is Ctrl+Shift+O, or Cmd+Shift+O on a Mac, as ChatGPT has
 // it: a chord, so it works while the composer has the focus and never
@@ -38,7 +38,7 @@ export async function openNewSession() {
     opening = false;
   }
   d.showModal();
-  const cwd = d.querySelector('[name="cwd"]');
+  const cwd = /** @type {HTMLInputElement | null} */ (d.querySelector('[name="cwd"]'));
   cwd?.focus();
   cwd?.select(); // typing replaces the default; Enter keeps it
 }
@@ -75,7 +75,7 @@ function onDialogClick(e) {
   const d = dialog();
   const folder = e.target.closest('[data-folder]');
   if (folder) {
-    const cwd = d.querySelector('[name="cwd"]');
+    const cwd = /** @type {HTMLInputElement} */ (d.querySelector('[name="cwd"]'));
     cwd.value = folder.dataset.folder;
     showFormError(d.querySelector('form'), '');
     cwd.focus();
@@ -87,7 +87,7 @@ function onDialogClick(e) {
 // macKeys shows the key as a Mac writes it in the titles and hints.
 function macKeys() {
   if (!/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) return;
-  for (const el of document.querySelectorAll('[data-action="new-session"]')) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-action="new-session"]'))) {
     el.title = el.title.replace('Ctrl+Shift+O', '⌘⇧O');
   }
   for (const el of document.querySelectorAll('[data-key-ctrl]')) el.textContent = '⌘';
@@ -109,12 +109,12 @@ export function initNewSession() {
   });
   d.addEventListener('click', onDialogClick);
   d.addEventListener('submit', (e) => {
-    const form = e.target.closest('[data-new-session-form]');
+    const form = /** @type {Element} */ (e.target).closest('[data-new-session-form]');
     if (!form) return;
     e.preventDefault();
     create(form);
   });
   d.addEventListener('input', (e) => {
-    if (e.target.name === 'cwd') showFormError(e.target.form, '');
+    if (e.target instanceof HTMLInputElement && e.target.name === 'cwd') showFormError(e.target.form, '');
   });
 }

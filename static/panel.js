@@ -33,7 +33,7 @@ export function initPanel(stream, onSwap) {
 // typing in: a scratchpad being edited is not overwritten under them.
 function swap(html) {
   const next = fragment(html);
-  for (const part of next.querySelectorAll('[data-panel-part]')) {
+  for (const part of /** @type {NodeListOf<HTMLElement>} */ (next.querySelectorAll('[data-panel-part]'))) {
     const old = document.querySelector(`[data-panel-part="${part.dataset.panelPart}"]`);
     if (!old || old.contains(document.activeElement)) continue;
     old.replaceWith(part);
@@ -42,7 +42,7 @@ function swap(html) {
 }
 
 function linksOnPage() {
-  return [...document.querySelectorAll('[data-panel-part="links"] [data-link]')].map((li) => {
+  return [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-panel-part="links"] [data-link]'))].map((li) => {
     const l = { url: li.dataset.url || '' };
     if (li.dataset.title) l.title = li.dataset.title;
     return l;
@@ -60,7 +60,7 @@ async function patch(url, change) {
 }
 
 function patchURL() {
-  return document.querySelector('[data-panel-part] [data-url]')?.dataset.url || '';
+  return /** @type {HTMLElement | null} */ (document.querySelector('[data-panel-part] [data-url]'))?.dataset.url || '';
 }
 
 function onClick(e) {

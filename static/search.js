@@ -14,10 +14,25 @@ const searchDelay = 150;
 export class Search {
   // rowsURL(q) is the rows fragment for query q; onError(message) says a
   // failure; onRows(q), when given, runs once the rows for q are in.
+  /**
+   * @param {object} o
+   * @param {HTMLInputElement | null} o.input
+   * @param {Element} o.list
+   * @param {HTMLElement | null} [o.hits]
+   * @param {(q: string) => URL} o.rowsURL
+   * @param {(message: string) => void} [o.onError]
+   * @param {(q: string) => void} [o.onRows]
+   */
   constructor({ input, list, hits, rowsURL, onError, onRows }) {
-    Object.assign(this, { input, list, hits, rowsURL, onError, onRows });
+    this.input = input;
+    this.list = list;
+    this.hits = hits;
+    this.rowsURL = rowsURL;
+    this.onError = onError;
+    this.onRows = onRows;
     // request is the fetch about to replace or extend the list: a newer
     // one aborts it, so only the latest query's rows ever land.
+    /** @type {AbortController | null} */
     this.request = null;
   }
 
@@ -87,12 +102,12 @@ export class Search {
   // hits stay as they are: they cost a read of every document, and a
   // change of the listing rarely changes what was said.
   async refresh(url = this.rowsURL(this.query)) {
-    const focused = document.activeElement?.closest('[data-session-id]');
+    const focused = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest('[data-session-id]'));
     const id = this.list.contains(focused) ? focused.dataset.sessionId : '';
     const ctl = this.start();
     try {
       this.list.replaceChildren(await fetchFragment(url, ctl.signal));
-      if (id) this.list.querySelector(`[data-session-id="${CSS.escape(id)}"] a`)?.focus({ preventScroll: true });
+      if (id) /** @type {HTMLElement | null} */ (this.list.querySelector(`[data-session-id="${CSS.escape(id)}"] a`))?.focus({ preventScroll: true });
     } catch (err) {
       if (!isAbort(err)) this.onError?.(`Could not update the sessions: ${err.message}`);
     } finally {

@@ -26,6 +26,7 @@ function usageText(u) {
 // cache read, cache write. Only an estimate: providers change prices and a
 // local or proxied model may cost nothing. First match wins; a model not
 // here gets tokens only.
+/** @type {Array<[RegExp, number, number, number, number]>} */
 const prices = [
   [/claude-opus-4-[5-9]/, 5, 25, 0.5, 6.25],
   [/opus/, 15, 75, 1.5, 18.75],
@@ -69,16 +70,16 @@ export function usageLine(box, u) {
 }
 
 function sessionUsageEl() {
-  return document.querySelector('[data-testid="session-usage"]');
+  return /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="session-usage"]'));
 }
 
 export function setSessionUsage(u) {
   const box = sessionUsageEl();
   if (!box) return;
-  box.dataset.input = u.input_tokens || 0;
-  box.dataset.output = u.output_tokens || 0;
-  box.dataset.cacheRead = u.cache_read_input_tokens || 0;
-  box.dataset.cacheWrite = u.cache_creation_input_tokens || 0;
+  box.dataset.input = String(u.input_tokens || 0);
+  box.dataset.output = String(u.output_tokens || 0);
+  box.dataset.cacheRead = String(u.cache_read_input_tokens || 0);
+  box.dataset.cacheWrite = String(u.cache_creation_input_tokens || 0);
   usageLine(box, u);
   if (box.querySelector('.cost')) box.append(el('span', 'estimate', ' (estimate)'));
 }
@@ -98,7 +99,7 @@ export function renderSessionUsage() {
 // --- Model --------------------------------------------------------------------
 
 function modelEl() {
-  return document.querySelector('[data-testid="session-model"]');
+  return /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="session-model"]'));
 }
 
 export function currentModel() {
