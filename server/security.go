@@ -57,14 +57,8 @@ func (s *Server) checkOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
 			return next(c)
 		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			u, err := url.Parse(origin)
-			if err != nil || u.Scheme != "http" || !s.ownHost(u.Host) {
-				return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
-			}
-		}
-		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused")
+		if err := s.sameOrigin(r); err != nil {
+			return err
 		}
 		return next(c)
 	}
