@@ -37,6 +37,10 @@ type Document struct {
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
+	// Notes were left for the session from elsewhere, or are the person's
+	// own commands and attached files, waiting for (or delivered with)
+	// their next message (notes.go).
+	Notes []Note `json:"notes,omitempty"`
 	// JournalSeq is the sequence number of the last journal record folded
 	// into this document: replaying the journal skips records up to it.
 	JournalSeq int64 `json:"journal_seq,omitzero"`

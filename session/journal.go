@@ -69,6 +69,7 @@ type Header struct {
 	Links      *[]Link    `json:"links,omitzero"`
 	Scratchpad *string    `json:"scratchpad,omitzero"`
 	Queued     *[]Queued  `json:"queued,omitzero"`
+	Notes      *[]Note    `json:"notes,omitzero"`
 	UpdatedAt  *time.Time `json:"updated_at,omitzero"`
 }
 
@@ -91,6 +92,7 @@ func headerChange(a, b *Document) *Header {
 	set(a.Scratchpad != b.Scratchpad, func() { h.Scratchpad = &b.Scratchpad })
 	set(!slices.EqualFunc(a.Queued, b.Queued, func(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text }),
 		func() { h.Queued = &b.Queued })
+	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
 	set(!a.UpdatedAt.Equal(b.UpdatedAt), func() { h.UpdatedAt = &b.UpdatedAt })
 	if !changed {
 		return nil
@@ -121,6 +123,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued
+	}
+	if h.Notes != nil {
+		d.Notes = *h.Notes
 	}
 	if h.UpdatedAt != nil {
 		d.UpdatedAt = *h.UpdatedAt

@@ -1,0 +1,127 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Note is something that waits for the person's next message and goes to
+// the model with it, once: a note left from elsewhere (myco send, the API,
+// another session's agent), a command the person ran themselves
+// (!command), or a file or folder they attached (@path). DeliveredIn names
+// the person's message that carried it; it is set in the same journal
+// record that appends that message, so a note is delivered exactly once,
+// crash or not, and a retry of that message sends it again.
+type Note struct {
+	ID   string    `json:"id"`
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at,omitzero"`
+	// From says who left a note ("nightly build", a session's ID).
+	From string `json:"from,omitempty"`
+	// Text is a note's text, a command's output, a file's numbered lines
+	// or a folder's entries.
+	Text string `json:"text"`
+	// Command and Exit: the command line of a NoteCommand and its status.
+	Command string `json:"command,omitempty"`
+	Exit    *int   `json:"exit,omitempty"`
+	// Path is the file or folder of a NoteFile, as the person named it.
+	Path        string         `json:"path,omitempty"`
+	DeliveredIn string         `json:"delivered_in,omitempty"`
+	Unknown     jsontext.Value `json:",embed"`
+}
+
+// Note kinds.
+const (
+	NoteText    = "note"
+	NoteCommand = "command"
+	NoteFile    = "file"
+)
+
+// MaxNoteStored bounds the text of a note as it is kept: what reaches the
+// model is cut further when it is sent.
+const MaxNoteStored = 256 << 10
+
+// ErrNoNote means a note named for removal is not waiting (gone, or
+// delivered already).
+var ErrNoNote = errors.New("no such waiting note")
+
+func sameNote(x, y Note) bool {
+	return x.ID == y.ID && x.DeliveredIn == y.DeliveredIn && x.Text == y.Text
+}
+
+// PendingNotes are the notes not yet delivered, oldest first.
+func (d *Document) PendingNotes() []Note {
+	var out []Note
+	for _, n := range d.Notes {
+		if n.DeliveredIn == "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// NotesIn are the notes message id carried, oldest first.
+func (d *Document) NotesIn(id string) []Note {
+	var out []Note
+	for _, n := range d.Notes {
+		if n.DeliveredIn == id {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// AddNote adds n to d's notes, its text cut to MaxNoteStored.
+func AddNote(d *Document, n Note) {
+	if len(n.Text) > MaxNoteStored {
+		n.Text = CutText(n.Text, MaxNoteStored)
+	}
+	d.Notes = append(slices.Clip(d.Notes), n)
+}
+
+// RemoveNote takes a waiting note back (an attachment the person removed).
+func RemoveNote(d *Document, id string) error {
+	i := slices.IndexFunc(d.Notes, func(n Note) bool { return n.ID == id && n.DeliveredIn == "" })
+	if i < 0 {
+		return fmt.Errorf("%w: %s", ErrNoNote, id)
+	}
+	d.Notes = slices.Delete(slices.Clone(d.Notes), i, i+1)
+	return nil
+}
+
+// CutText cuts s to at most n bytes, on a rune boundary.
+func CutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// AppendDelivering is Append for a person's message that carries the
+// waiting notes named in deliver: they are marked delivered in it in the
+// same journal record, so none is lost and none is sent twice.
+func (w *Writer) AppendDelivering(m Message, deliver []string, dequeue ...string) error {
+	return w.change(func() (*Record, error) {
+		h := appendHeader(m, w.doc.Queued, dequeue)
+		if len(deliver) > 0 {
+			if h == nil {
+				h = &Header{}
+			}
+			notes := slices.Clone(w.doc.Notes)
+			for i := range notes {
+				if notes[i].DeliveredIn == "" && slices.Contains(deliver, notes[i].ID) {
+					notes[i].DeliveredIn = m.ID
+				}
+			}
+			h.Notes = &notes
+		}
+		return &Record{Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m, Header: h}, nil
+	}, true)
+}
