@@ -23,6 +23,7 @@ export const EV = Object.freeze({
   compactionEnd: 'compaction.end',
   threadNew: 'thread.new',
   panel: 'panel',
+  note: 'note',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',

@@ -24,6 +24,7 @@ var all = []Event{
 	ToolStart{}, ToolApproval{}, ToolOutput{}, ToolEnd{},
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
 	Panel{},
+	Note{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 
@@ -310,3 +311,22 @@ func (SessionsSnapshot) Name() string { return "sessions.snapshot" }
 func (SessionAdded) Name() string     { return "session.added" }
 func (SessionChanged) Name() string   { return "session.changed" }
 func (SessionRemoved) Name() string   { return "session.removed" }
+
+// Note is a note waiting for the person's next message, as it arrives or
+// changes: left from elsewhere (kind "note", From says who), a command the
+// person ran (kind "command": Command, Exit, Text its output), or a file or
+// folder attached (kind "file": Path). Removed says an attachment was taken
+// back. Text is capped for the tab.
+type Note struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"`
+	From    string    `json:"from,omitempty"`
+	Text    string    `json:"text"`
+	At      time.Time `json:"at,omitzero"`
+	Command string    `json:"command,omitempty"`
+	Exit    *int      `json:"exit,omitempty"`
+	Path    string    `json:"path,omitempty"`
+	Removed bool      `json:"removed,omitempty"`
+}
+
+func (Note) Name() string { return "note" }

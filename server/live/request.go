@@ -34,7 +34,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
 	var thread session.Thread
 	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
-	msgs := seen(thread.Messages)
+	msgs := s.withNotes(seen(thread.Messages))
 	s.mu.Lock()
 	system := fmt.Sprintf(systemPrompt, s.cwd())
 	if s.shellNote != "" && !s.toldShell {

@@ -339,7 +339,7 @@ func (s *Session) appendHuman(text string, images []string, queuedID ...string) 
 		content = append(content, session.Block{Type: session.BlockText, Text: text})
 	}
 	m := session.Message{ID: uuid.NewString(), Role: "user", At: s.m.opts.Now().UTC(), Human: true, Content: content}
-	if err := s.appendMessage(m, queuedID...); err != nil {
+	if err := s.appendHumanMessage(m, queuedID...); err != nil { // with the notes waiting for it (notes.go)
 		return session.Message{}, err
 	}
 	return m, nil

@@ -1,0 +1,297 @@
+package live
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"myco/server/event"
+	"myco/server/tools"
+	"myco/session"
+)
+
+// Notes wait in the document (session.Note) for the person's next message
+// and reach the model once, as text blocks before the person's own words:
+// notes left from elsewhere, commands the person ran (!command), files and
+// folders they attached (@path). They are marked delivered in the journal
+// record that saves the message, never inserted into a running turn, and a
+// retry of that message sends the same ones again (they are rebuilt from
+// the document for every request).
+
+// Bounds on what notes add to a message.
+const (
+	// maxNoteChars bounds each note from elsewhere, maxNotesChars all of
+	// them in one message (the newest are kept).
+	maxNoteChars  = 1200
+	maxNotesChars = 6000
+	// maxCommandChars bounds a !command's output as the model sees it:
+	// its start and its end.
+	maxCommandChars = 8000
+	// maxAttachLines is how many lines of an attached file are sent;
+	// maxAttachEntries how many entries of a folder.
+	maxAttachLines   = 2000
+	maxAttachEntries = 500
+)
+
+// NoteEvent is note n as the tabs see it, its text capped.
+func NoteEvent(n session.Note) event.Note {
+	return event.Note{
+		ID: n.ID, Kind: n.Kind, From: n.From, Text: capText(n.Text, maxEventOutput), At: n.At,
+		Command: n.Command, Exit: n.Exit, Path: n.Path,
+	}
+}
+
+// addNote saves n as waiting for the next message and tells the tabs.
+func (s *Session) addNote(n session.Note) (session.Note, error) {
+	if n.ID == "" {
+		n.ID = uuid.NewString()
+	}
+	if n.At.IsZero() {
+		n.At = s.m.opts.Now().UTC()
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return session.Note{}, ErrSessionClosed
+	}
+	if _, err := s.w.Update(func(d *session.Document) error {
+		session.AddNote(d, n)
+		return nil
+	}); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
+		return session.Note{}, fmt.Errorf("save note: %w", err)
+	}
+	s.publish(NoteEvent(n))
+	return n, nil
+}
+
+// RemoveNote takes back a note still waiting (an attachment the person
+// removed from the composer).
+func (s *Session) RemoveNote(id string) error {
+	if _, err := s.w.Update(func(d *session.Document) error { return session.RemoveNote(d, id) }); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
+		return err
+	}
+	s.publish(event.Note{ID: id, Removed: true})
+	return nil
+}
+
+// PendingNotes are the notes waiting for the next message.
+func (s *Session) PendingNotes() []session.Note {
+	var out []session.Note
+	s.w.View(func(d *session.Document) { out = d.PendingNotes() })
+	return out
+}
+
+// appendHumanMessage saves a person's message with the notes waiting for
+// it, marked delivered in the same journal record.
+func (s *Session) appendHumanMessage(m session.Message, dequeue ...string) error {
+	var deliver []string
+	s.w.View(func(d *session.Document) {
+		for _, n := range d.PendingNotes() {
+			deliver = append(deliver, n.ID)
+		}
+	})
+	if err := s.w.AppendDelivering(m, deliver, dequeue...); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
+		return fmt.Errorf("save message: %w", err)
+	}
+	s.publishMessage(m)
+	s.publishPanel()
+	return nil
+}
+
+// withNotes puts, before each person's message of msgs, the notes it
+// carried. msgs is what seen returned: a copy the caller owns.
+func (s *Session) withNotes(msgs []session.Message) []session.Message {
+	var notes []session.Note
+	s.w.View(func(d *session.Document) { notes = d.Notes })
+	if len(notes) == 0 {
+		return msgs
+	}
+	for i, m := range msgs {
+		if m.Role != "user" || !m.Human {
+			continue
+		}
+		var carried []session.Note
+		for _, n := range notes {
+			if n.DeliveredIn == m.ID {
+				carried = append(carried, n)
+			}
+		}
+		if len(carried) == 0 {
+			continue
+		}
+		msgs[i].Content = append(noteBlocks(carried), m.Content...)
+	}
+	return msgs
+}
+
+// noteBlocks is what the model is told of notes, oldest first: notes from
+// elsewhere cut to maxNoteChars each and maxNotesChars in all (the newest
+// kept, and a line saying how many older ones were left out), commands and
+// attachments after them.
+func noteBlocks(notes []session.Note) []session.Block {
+	var from, own []session.Note
+	for _, n := range notes {
+		if n.Kind == session.NoteText || n.Kind == "" {
+			from = append(from, n)
+		} else {
+			own = append(own, n)
+		}
+	}
+	var texts []string
+	total, kept := 0, len(from)
+	for i := len(from) - 1; i >= 0; i-- {
+		t := noteText(from[i])
+		if total+utf8.RuneCountInString(t) > maxNotesChars {
+			break
+		}
+		total += utf8.RuneCountInString(t)
+		texts = append(texts, t)
+		kept = i
+	}
+	slices.Reverse(texts)
+	if kept > 0 {
+		texts = append([]string{fmt.Sprintf("[%s left out: notes are limited to %d characters per message.]",
+			plural(kept, "older note"), maxNotesChars)}, texts...)
+	}
+	for _, n := range own {
+		texts = append(texts, ownText(n))
+	}
+	blocks := make([]session.Block, len(texts))
+	for i, t := range texts {
+		blocks[i] = session.Block{Type: session.BlockText, Text: t}
+	}
+	return blocks
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what + " was"
+	}
+	return fmt.Sprintf("%d %ss were", n, what)
+}
+
+// clock is a note's time as the person reads it.
+func clock(t time.Time) string { return t.Local().Format("15:04") }
+
+func noteText(n session.Note) string {
+	from := n.From
+	if from == "" {
+		from = "someone"
+	}
+	return fmt.Sprintf("[Earlier, at %s, %q sent: \"%s\"]", clock(n.At), from, cutRunes(n.Text, maxNoteChars))
+}
+
+func ownText(n session.Note) string {
+	switch n.Kind {
+	case session.NoteCommand:
+		exit := "no exit status"
+		if n.Exit != nil {
+			exit = fmt.Sprintf("exit %d", *n.Exit)
+		}
+		return fmt.Sprintf("[You ran `%s` at %s; %s; output:\n%s]", n.Command, clock(n.At), exit, headTail(n.Text, maxCommandChars))
+	case session.NoteFile:
+		return fmt.Sprintf("[You attached %s at %s:\n%s]", n.Path, clock(n.At), n.Text)
+	}
+	return fmt.Sprintf("[At %s: %s]", clock(n.At), n.Text)
+}
+
+// cutRunes cuts s to n characters, marking the cut.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// headTail keeps the start and the end of a long output (a quarter and
+// three quarters of n), saying how much was left out between them.
+func headTail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head, tail := n/4, n-n/4
+	return string(r[:head]) + fmt.Sprintf("\n[… %d characters left out …]\n", len(r)-head-tail) + string(r[len(r)-tail:])
+}
+
+// SendNote leaves a note from elsewhere for the next message.
+func (s *Session) SendNote(from, text string) (session.Note, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return session.Note{}, ErrEmptyMessage
+	}
+	return s.addNote(session.Note{Kind: session.NoteText, From: strings.TrimSpace(from), Text: text})
+}
+
+// Attach attaches a file or folder of the session's folder to the next
+// message, under read_file's rules (denied paths, links that lead there):
+// a file's numbered lines (up to maxAttachLines), which count as read, so
+// the agent may edit it at once; a folder's entries.
+func (s *Session) Attach(p string) (session.Note, error) {
+	t, err := s.fileTarget(p)
+	if err != nil {
+		return session.Note{}, err
+	}
+	info, err := os.Stat(t.Real)
+	if err != nil {
+		return session.Note{}, fmt.Errorf("%w: %s: %w", tools.ErrFileInput, p, err)
+	}
+	n := session.Note{ID: uuid.NewString(), Kind: session.NoteFile, Path: p}
+	if info.IsDir() {
+		n.Text, err = listEntries(t.Real)
+		if err != nil {
+			return session.Note{}, err
+		}
+		return s.addNote(n)
+	}
+	res, err := tools.ReadFile(t, tools.ReadInput{Path: p, Limit: maxAttachLines})
+	if err != nil {
+		return session.Note{}, err
+	}
+	if res.Image != nil {
+		return session.Note{}, fmt.Errorf("%w: %s is an image: attach it with the image button", tools.ErrNotText, p)
+	}
+	n.Text = res.Text
+	// A view no read_file asks for: the agent reading the file itself is
+	// never told it was sent already; only the stamp counts.
+	s.stamps.Read(t.Real, res.Stamp, "attached "+n.ID, "attachment")
+	return s.addNote(n)
+}
+
+// listEntries lists a folder's entries, folders marked with a slash.
+func listEntries(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", dir, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d entries:\n", len(entries))
+	for i, e := range entries {
+		if i == maxAttachEntries {
+			fmt.Fprintf(&b, "[%d more left out]\n", len(entries)-i)
+			break
+		}
+		b.WriteString(e.Name())
+		if e.IsDir() {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
