@@ -36,6 +36,12 @@ type Settings struct {
 	// allowed it in the browser) when an approval waits or a long turn
 	// ends while the tab is hidden. A pointer, as RedactSecrets: unset is on.
 	Notifications *bool `json:"notifications"`
+	// Think is the reasoning effort of a session that chose none (off,
+	// low, medium, high, max); see ThinkLevels.
+	Think string `json:"think"`
+	// Personalities are personas by name: instructions that join the
+	// system prompt of a session that picks one with /personality.
+	Personalities map[string]string `json:"personalities"`
 }
 
 // Provider says where a model provider is and which environment variable
@@ -51,6 +57,10 @@ type Model struct {
 	// AutoCompactAt is a pointer because 0 turns automatic compaction off
 	// while nil means the default (see CompactAt).
 	AutoCompactAt *int `json:"auto_compact_at,omitempty"`
+	// Thinking says whether the model reasons on request (extended
+	// thinking, reasoning_effort); nil guesses from the provider and the
+	// model's family (see ModelThinks).
+	Thinking *bool `json:"thinking,omitempty"`
 }
 
 // Approvals says, per kind of tool, whether the agent asks first ("ask") or
@@ -79,6 +89,8 @@ func DefaultSettings() Settings {
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &redact,
 		Notifications: &notify,
+		Think:         ThinkOff,
+		Personalities: map[string]string{},
 	}
 }
 

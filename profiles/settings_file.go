@@ -11,6 +11,8 @@ type fileSettings struct {
 	DeniedPaths   *[]string               `json:"denied_paths"`
 	RedactSecrets *bool                   `json:"redact_secrets"`
 	Notifications *bool                   `json:"notifications"`
+	Think         *string                 `json:"think"`
+	Personalities map[string]string       `json:"personalities"`
 }
 
 type fileProvider struct {
@@ -20,7 +22,8 @@ type fileProvider struct {
 
 type fileModel struct {
 	ContextWindow *int `json:"context_window"`
-	AutoCompactAt *int `json:"auto_compact_at"`
+	AutoCompactAt *int  `json:"auto_compact_at"`
+	Thinking      *bool `json:"thinking"`
 }
 
 type fileApprovals struct {
@@ -50,6 +53,11 @@ func (f fileSettings) over(s Settings) Settings {
 	if f.Notifications != nil {
 		s.Notifications = f.Notifications
 	}
+	set(&s.Think, f.Think)
+	// Personas merge by name, as models do.
+	for name, text := range f.Personalities {
+		s.Personalities[name] = text
+	}
 	return s
 }
 
@@ -63,6 +71,9 @@ func (f fileModel) over(m Model) Model {
 	set(&m.ContextWindow, f.ContextWindow)
 	if f.AutoCompactAt != nil {
 		m.AutoCompactAt = f.AutoCompactAt
+	}
+	if f.Thinking != nil {
+		m.Thinking = f.Thinking
 	}
 	return m
 }

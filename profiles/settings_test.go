@@ -29,6 +29,8 @@ func TestDefaultSettings(t *testing.T) {
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &yes,
 		Notifications: &yes,
+		Think:         "off",
+		Personalities: map[string]string{},
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -38,6 +38,7 @@ func (s Settings) Validate() error {
 		checkApproval(keyPath("approvals", "bash"), s.Approvals.Bash),
 		checkApproval(keyPath("approvals", "edit"), s.Approvals.Edit),
 		s.checkDeniedPaths(),
+		s.checkSteering(),
 	}
 	for _, err := range errs {
 		if err != nil {
