@@ -34,6 +34,12 @@ type Document struct {
 	Parent     *Parent   `json:"parent,omitempty"`
 	Links      []Link    `json:"links,omitempty"`
 	Scratchpad string    `json:"scratchpad,omitempty"`
+	// Think is the session's reasoning effort (off, low, medium, high,
+	// max); empty follows the settings' think.
+	Think string `json:"think,omitempty"`
+	// Personality names a persona of the settings' personalities whose
+	// instructions join the system prompt; empty is none.
+	Personality string `json:"personality,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
@@ -103,6 +109,10 @@ type Message struct {
 	// answer of the retry that replaced it: the model no longer sees it,
 	// the page shows it folded, and it is never deleted.
 	ReplacedBy string `json:"replaced_by,omitempty"`
+	// Steer, on a person's message, says it was sent with /steer while a
+	// turn ran: it went in between two of the turn's model calls, after a
+	// tool round, and the model sees it beside that round's results.
+	Steer bool `json:"steer,omitzero"`
 	// Error, on an answer that failed (stop_reason "error"), says why in
 	// words for the person. It is shown with the answer, after a reload
 	// too, and never sent to the model. A failure before any text is an
@@ -161,8 +171,14 @@ type Block struct {
 	// Interrupted marks a tool_result recorded for a call that myco
 	// stopped, or that was running when myco itself stopped (a crash):
 	// Content then holds the output so far.
-	Interrupted bool           `json:"interrupted,omitzero"`
-	Unknown     jsontext.Value `json:",embed"`
+	Interrupted bool `json:"interrupted,omitzero"`
+	// thinking: the model's reasoning before its answer, and Anthropic's
+	// signature of it, sent back unchanged in later calls (a thinking
+	// block without one is shown, never sent). DurationMS is how long it
+	// thought. redacted_thinking keeps its encrypted reasoning in Data.
+	Thinking  string         `json:"thinking,omitempty"`
+	Signature string         `json:"signature,omitempty"`
+	Unknown   jsontext.Value `json:",embed"`
 }
 
 // Block types.
@@ -171,6 +187,9 @@ const (
 	BlockImage      = "image"
 	BlockToolUse    = "tool_use"
 	BlockToolResult = "tool_result"
+	// BlockThinking and BlockRedactedThinking come first in an answer.
+	BlockThinking         = "thinking"
+	BlockRedactedThinking = "redacted_thinking"
 )
 
 // MessageCount is the number of messages over all threads.

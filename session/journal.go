@@ -62,15 +62,17 @@ type Record struct {
 // Header is a change of header fields: each field that is set replaces
 // the document's.
 type Header struct {
-	Title      *string    `json:"title,omitzero"`
-	Model      *string    `json:"model,omitzero"`
-	Cwd        *string    `json:"cwd,omitzero"`
-	Archived   *bool      `json:"archived,omitzero"`
-	Links      *[]Link    `json:"links,omitzero"`
-	Scratchpad *string    `json:"scratchpad,omitzero"`
-	Queued     *[]Queued  `json:"queued,omitzero"`
-	Notes      *[]Note    `json:"notes,omitzero"`
-	UpdatedAt  *time.Time `json:"updated_at,omitzero"`
+	Title       *string    `json:"title,omitzero"`
+	Model       *string    `json:"model,omitzero"`
+	Cwd         *string    `json:"cwd,omitzero"`
+	Archived    *bool      `json:"archived,omitzero"`
+	Links       *[]Link    `json:"links,omitzero"`
+	Scratchpad  *string    `json:"scratchpad,omitzero"`
+	Think       *string    `json:"think,omitzero"`
+	Personality *string    `json:"personality,omitzero"`
+	Queued      *[]Queued  `json:"queued,omitzero"`
+	Notes       *[]Note    `json:"notes,omitzero"`
+	UpdatedAt   *time.Time `json:"updated_at,omitzero"`
 }
 
 // headerChange is the Header that turns a's header fields into b's, nil
@@ -90,6 +92,8 @@ func headerChange(a, b *Document) *Header {
 	set(a.Archived != b.Archived, func() { h.Archived = &b.Archived })
 	set(!slices.EqualFunc(a.Links, b.Links, sameLink), func() { h.Links = &b.Links })
 	set(a.Scratchpad != b.Scratchpad, func() { h.Scratchpad = &b.Scratchpad })
+	set(a.Think != b.Think, func() { h.Think = &b.Think })
+	set(a.Personality != b.Personality, func() { h.Personality = &b.Personality })
 	set(!slices.EqualFunc(a.Queued, b.Queued, func(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text }),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
@@ -120,6 +124,12 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Scratchpad != nil {
 		d.Scratchpad = *h.Scratchpad
+	}
+	if h.Think != nil {
+		d.Think = *h.Think
+	}
+	if h.Personality != nil {
+		d.Personality = *h.Personality
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued
