@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
 )
@@ -199,5 +200,32 @@ func TestAttachRefusesDeniedPaths(t *testing.T) {
 	}
 	if len(s.PendingNotes()) != 0 {
 		t.Fatal("a removed attachment still waits")
+	}
+}
+
+// A !command runs in the session's shell; its output streams to the tabs
+// and goes to the model with the next message.
+func TestCommandOutputGoesWithTheNextMessage(t *testing.T) {
+	e := newFileEnv(t)
+	s := e.newSession(t)
+	id, err := s.RunCommand("echo from-the-shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev := e.events.next(t, "note")
+		if n := ev.data.(event.Note); n.ID == id && n.Exit != nil {
+			if *n.Exit != 0 || !strings.Contains(n.Text, "from-the-shell") {
+				t.Fatalf("outcome %+v", n)
+			}
+			break
+		}
+	}
+	if _, err := s.appendHuman("see?", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := modelTexts(s)
+	if count(got, "[You ran `echo from-the-shell` at ") != 1 || count(got, "exit 0; output:\nfrom-the-shell") != 1 {
+		t.Fatalf("model sees %q", got)
 	}
 }
