@@ -295,3 +295,54 @@ func listEntries(dir string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// maxPathHits bounds the completions Paths returns.
+const maxPathHits = 50
+
+// Paths completes a path the person is typing after @: the entries of
+// prefix's folder (relative to the session's folder, or ~/ or absolute)
+// whose names start with what follows its last slash, folders ending in a
+// slash. Entries read_file would refuse are left out.
+func (s *Session) Paths(prefix string) ([]string, error) {
+	dirPart, base := "", prefix
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		dirPart, base = prefix[:i+1], prefix[i+1:]
+	}
+	look := dirPart
+	if look == "" {
+		look = "."
+	}
+	t, err := s.fileTarget(look)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(t.Real)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", tools.ErrFileInput, look, err)
+	}
+	out := []string{}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		p := dirPart + name
+		if _, err := s.fileTarget(p); err != nil {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&os.ModeSymlink != 0 {
+			if info, err := os.Stat(t.Real + "/" + name); err == nil {
+				isDir = info.IsDir()
+			}
+		}
+		if isDir {
+			p += "/"
+		}
+		out = append(out, p)
+		if len(out) == maxPathHits {
+			break
+		}
+	}
+	return out, nil
+}
