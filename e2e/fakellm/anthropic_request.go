@@ -17,6 +17,7 @@ type anthropicRequest struct {
 	System    json.RawMessage    `json:"system"`
 	Messages  []anthropicMessage `json:"messages"`
 	Tools     []json.RawMessage  `json:"tools"`
+	Thinking  *anthropicThinking `json:"thinking"`
 }
 
 type anthropicMessage struct {
@@ -27,6 +28,9 @@ type anthropicMessage struct {
 type anthropicBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	ToolUseID string          `json:"tool_use_id"`
@@ -60,7 +64,11 @@ func parseAnthropic(body []byte) (*conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("system: %w", err)
 	}
-	c := &conversation{provider: providerAnthropic, model: req.Model, system: system, stream: req.Stream, tools: len(req.Tools)}
+	thinks, err := checkAnthropicThinking(req)
+	if err != nil {
+		return nil, err
+	}
+	c := &conversation{provider: providerAnthropic, model: req.Model, system: system, stream: req.Stream, tools: len(req.Tools), thinks: thinks}
 	var prevToolIDs []string
 	for i, raw := range req.Messages {
 		m, toolIDs, err := anthropicMsg(raw, prevToolIDs)
@@ -123,6 +131,8 @@ func (m *message) addAnthropic(b anthropicBlock, prevToolIDs []string) error {
 			return fmt.Errorf("tool_use needs an id and a name, in an assistant message")
 		}
 		m.tools++
+	case "thinking", "redacted_thinking":
+		return checkThinkingBlock(b, m.role)
 	case "tool_result":
 		if m.role != "user" || !slices.Contains(prevToolIDs, b.ToolUseID) {
 			return fmt.Errorf("unexpected tool_use_id found in tool_result blocks: %s. Each tool_result block must have a corresponding tool_use block in the previous message", b.ToolUseID)

@@ -14,6 +14,7 @@ type conversation struct {
 	stream       bool
 	includeUsage bool // OpenAI stream_options.include_usage
 	tools        int  // tools the request offers
+	thinks       bool // the request asked for thinking (thinking.go)
 	messages     []message
 }
 

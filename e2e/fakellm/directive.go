@@ -28,9 +28,11 @@ type script struct {
 // step is the reply to one model call. A nil text means "the default for
 // this position" (see plan.go).
 type step struct {
-	text  *string
-	tool  *toolCall
-	fault *fault
+	text     *string
+	tool     *toolCall
+	fault    *fault
+	think    *string // reasoning before the reply, when the request asks for it
+	redacted bool    // a redacted_thinking block first (Anthropic)
 }
 
 type toolCall struct {
@@ -151,6 +153,15 @@ func addReply(st *step, name, arg string) error {
 		t, err := parseTool(arg)
 		st.tool = &t
 		return err
+	case "think":
+		if arg == "" {
+			return fmt.Errorf("want the words to think")
+		}
+		st.think = &arg
+		return nil
+	case "redacted_thinking":
+		st.redacted = true
+		return nil
 	}
 	return fmt.Errorf("unknown directive (see e2e/fakellm/README.md)")
 }

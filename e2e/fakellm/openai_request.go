@@ -17,6 +17,8 @@ type openaiRequest struct {
 	} `json:"stream_options"`
 	Messages []openaiMessage   `json:"messages"`
 	Tools    []json.RawMessage `json:"tools"`
+	// ReasoningEffort asks a reasoning model to think (low, medium, high).
+	ReasoningEffort string `json:"reasoning_effort"`
 }
 
 type openaiMessage struct {
@@ -56,7 +58,7 @@ func parseOpenAI(body []byte) (*conversation, error) {
 	if len(req.Messages) == 0 {
 		return nil, fmt.Errorf("messages: at least one message is required")
 	}
-	c := &conversation{provider: providerOpenAI, model: req.Model, stream: req.Stream, includeUsage: req.StreamOptions.IncludeUsage, tools: len(req.Tools)}
+	c := &conversation{provider: providerOpenAI, model: req.Model, stream: req.Stream, includeUsage: req.StreamOptions.IncludeUsage, tools: len(req.Tools), thinks: req.ReasoningEffort != ""}
 	var pending []string // tool calls not answered yet
 	for i, m := range req.Messages {
 		var err error

@@ -25,6 +25,10 @@ type reply struct {
 	delay  time.Duration
 	chunk  int
 	fault  *fault // nil, or the fault this attempt suffers
+	// think is the reasoning said before the reply (thinking.go); redacted
+	// puts a redacted_thinking block first. Both only when asked for.
+	think    string
+	redacted bool
 }
 
 // plan decides the reply to c from the directives of its last human
@@ -71,6 +75,10 @@ func (c *conversation) scriptedReply(sc script, human string, round int) reply {
 	default:
 		r.text = echo(human)
 	}
+	if c.thinks && st.think != nil {
+		r.think = *st.think
+	}
+	r.redacted = c.thinks && st.redacted
 	if r.tool != nil {
 		r.stop = "tool_use"
 	}

@@ -34,6 +34,9 @@ func play(ctx context.Context, e emitter, r reply) error {
 	}
 	deltas := chunkWords(r.text, r.chunk)
 	p := pacer{ctx: ctx, delay: r.delay}
+	if err := playThinking(&p, e, r); err != nil {
+		return err
+	}
 	if r.fault != nil {
 		// Half the text arrives before the fault, so a client can be
 		// checked for keeping what came before it.

@@ -65,50 +65,100 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	stream := c.sdk.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc anthropic.Message
-	// Text deltas are gathered here rather than by Accumulate, which
-	// copies the whole text so far on every delta: a long answer then
-	// costs quadratic time, and the stream's tail waits for it.
-	texts := map[int64]*strings.Builder{}
+	// Text and thinking deltas are gathered here rather than by
+	// Accumulate, which copies the whole text so far on every delta: a
+	// long answer then costs quadratic time, and the stream's tail waits
+	// for it.
+	g := gathered{texts: map[int64]*strings.Builder{}, thoughts: map[int64]*strings.Builder{}, timers: map[int64]*thinkingTimer{}}
 	started, complete := false, false
 	for stream.Next() {
 		ev := stream.Current()
 		started = true
-		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" {
-			if ev.Index < 0 || ev.Index >= int64(len(acc.Content)) || acc.Content[ev.Index].Type != "text" {
-				return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: text delta for block %d, which is not a text block", ev.Index)}
-			}
-			b := texts[ev.Index]
-			if b == nil {
-				b = &strings.Builder{}
-				texts[ev.Index] = b
-			}
-			b.WriteString(ev.Delta.Text)
-			if onText != nil {
-				onText(ev.Delta.Text)
+		if ev.Type == "content_block_delta" && (ev.Delta.Type == "text_delta" || ev.Delta.Type == "thinking_delta") {
+			if err := g.add(&acc, ev, onText, req.OnThinking); err != nil {
+				return partialAnthropic(&acc, &g, req), &Error{Provider: c.name, Err: err}
 			}
 			continue
 		}
+		if ev.Type == "content_block_stop" {
+			if t := g.timers[ev.Index]; t != nil {
+				t.done()
+			}
+		}
 		if err := acc.Accumulate(ev); err != nil {
-			return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: %w", err)}
+			return partialAnthropic(&acc, &g, req), &Error{Provider: c.name, Err: fmt.Errorf("malformed stream: %w", err)}
 		}
 		complete = complete || ev.Type == "message_stop"
 	}
 	if err := stream.Err(); err != nil {
-		return partialAnthropic(&acc, texts, req), c.classify(ctx, err, started)
+		return partialAnthropic(&acc, &g, req), c.classify(ctx, err, started)
 	}
 	if !complete {
-		return partialAnthropic(&acc, texts, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
+		return partialAnthropic(&acc, &g, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
 	}
-	addTexts(&acc, texts)
-	return anthropicResponse(&acc, req)
+	g.flush(&acc)
+	return anthropicResponse(&acc, req, &g)
 }
 
-// addTexts puts the text gathered from deltas into its blocks.
-func addTexts(acc *anthropic.Message, texts map[int64]*strings.Builder) {
-	for i, b := range texts {
+// gathered holds the text and thinking deltas of a streaming message, by
+// block index, and how long each thinking block took.
+type gathered struct {
+	texts, thoughts map[int64]*strings.Builder
+	timers          map[int64]*thinkingTimer
+}
+
+// add takes a text or thinking delta, which must belong to a block of
+// its kind, and passes it on.
+func (g *gathered) add(acc *anthropic.Message, ev anthropic.MessageStreamEventUnion, onText, onThinking func(string)) error {
+	kind, into, delta, pass := "text", g.texts, ev.Delta.Text, onText
+	if ev.Delta.Type == "thinking_delta" {
+		kind, into, delta, pass = "thinking", g.thoughts, ev.Delta.Thinking, onThinking
+	}
+	if ev.Index < 0 || ev.Index >= int64(len(acc.Content)) || acc.Content[ev.Index].Type != kind {
+		return fmt.Errorf("malformed stream: %s delta for block %d, which is not a %s block", kind, ev.Index, kind)
+	}
+	if kind == "thinking" {
+		t := g.timers[ev.Index]
+		if t == nil {
+			t = &thinkingTimer{}
+			g.timers[ev.Index] = t
+		}
+		t.thinking()
+	}
+	b := into[ev.Index]
+	if b == nil {
+		b = &strings.Builder{}
+		into[ev.Index] = b
+	}
+	b.WriteString(delta)
+	if pass != nil {
+		pass(delta)
+	}
+	return nil
+}
+
+// flush puts what was gathered from deltas into its blocks.
+func (g *gathered) flush(acc *anthropic.Message) {
+	for i, b := range g.texts {
 		acc.Content[i].Text += b.String()
 		b.Reset()
 	}
+	for i, b := range g.thoughts {
+		acc.Content[i].Thinking += b.String()
+		b.Reset()
+	}
+}
+
+// thinking converts a thinking or redacted_thinking block.
+func (g *gathered) thinking(i int, b anthropic.ContentBlockUnion) session.Block {
+	if b.Type == session.BlockRedactedThinking {
+		return session.Block{Type: session.BlockRedactedThinking, Data: b.Data}
+	}
+	out := session.Block{Type: session.BlockThinking, Thinking: b.Thinking, Signature: b.Signature}
+	if t := g.timers[int64(i)]; t != nil {
+		out.DurationMS = t.ms()
+	}
+	return out
 }
 
 // classify maps an SDK error. An `error` event inside a 200 stream carries
@@ -146,11 +196,13 @@ func anthropicErrorStatus(errorType string) int {
 }
 
 // anthropicResponse converts a complete message.
-func anthropicResponse(acc *anthropic.Message, req Request) (Response, error) {
+func anthropicResponse(acc *anthropic.Message, req Request, g *gathered) (Response, error) {
 	r := anthropicMeta(acc, req)
 	r.StopReason = string(acc.StopReason)
-	for _, b := range acc.Content {
+	for i, b := range acc.Content {
 		switch b.Type {
+		case session.BlockThinking, session.BlockRedactedThinking:
+			r.Content = append(r.Content, g.thinking(i, b))
 		case "text":
 			r.Content = appendText(r.Content, b.Text)
 		case "tool_use":
@@ -175,15 +227,20 @@ func anthropicToolUse(b anthropic.ContentBlockUnion) (session.Block, error) {
 	return session.Block{Type: session.BlockToolUse, ID: b.ID, Name: b.Name, Input: jsontext.Value(input)}, nil
 }
 
-// partialAnthropic keeps the text of a message cut short. Its tool calls
-// are dropped: their input may be incomplete, and an unanswered tool_use
-// stored in the thread would fail every later call.
-func partialAnthropic(acc *anthropic.Message, texts map[int64]*strings.Builder, req Request) Response {
-	addTexts(acc, texts)
+// partialAnthropic keeps the text and thinking of a message cut short.
+// Its tool calls are dropped: their input may be incomplete, and an
+// unanswered tool_use stored in the thread would fail every later call.
+// A thinking block cut before its signature is kept for the page only
+// (the API takes back signed thinking alone).
+func partialAnthropic(acc *anthropic.Message, g *gathered, req Request) Response {
+	g.flush(acc)
 	r := anthropicMeta(acc, req)
-	for _, b := range acc.Content {
-		if b.Type == "text" {
+	for i, b := range acc.Content {
+		switch b.Type {
+		case "text":
 			r.Content = appendText(r.Content, b.Text)
+		case session.BlockThinking, session.BlockRedactedThinking:
+			r.Content = append(r.Content, g.thinking(i, b))
 		}
 	}
 	return r

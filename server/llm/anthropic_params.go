@@ -26,6 +26,12 @@ func anthropicParams(req Request, images *imageLoader) (anthropic.MessageNewPara
 		Tools:        anthropicTools(req.Tools),
 		CacheControl: anthropic.NewCacheControlEphemeralParam(),
 	}
+	if budget := thinkingBudget(req.Think); budget > 0 {
+		// The budget is part of max_tokens, which must exceed it: the
+		// answer keeps its own limit on top.
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		p.MaxTokens += budget
+	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
 	}
@@ -74,6 +80,17 @@ func anthropicBlocks(content []session.Block, images *imageLoader) ([]anthropic.
 				return nil, err
 			}
 			out = append(out, anthropic.NewImageBlockBase64(mediaType, data))
+		case session.BlockThinking:
+			// Sent back unchanged with its signature, as the API requires
+			// in a tool loop; one without (cut short, or another
+			// provider's reasoning) cannot be verified and stays out.
+			if b.Signature != "" {
+				out = append(out, anthropic.NewThinkingBlock(b.Signature, b.Thinking))
+			}
+		case session.BlockRedactedThinking:
+			if b.Data != "" {
+				out = append(out, anthropic.NewRedactedThinkingBlock(b.Data))
+			}
 		case session.BlockToolUse:
 			out = append(out, anthropic.NewToolUseBlock(b.ID, toolInput(b.Input), b.Name))
 		case session.BlockToolResult:

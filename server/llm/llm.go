@@ -27,7 +27,14 @@ type Request struct {
 	System    string
 	Messages  []session.Message
 	Tools     []Tool
-	MaxTokens int
+	MaxTokens int // for the answer; a thinking budget comes on top
+	// Think is the reasoning effort (profiles.Think*: off, low, medium,
+	// high, max); "" and "off" ask for none. The caller decides whether
+	// the model has it (profiles.Settings.ModelThinks).
+	Think string
+	// OnThinking receives the model's reasoning as it streams, when the
+	// provider sends it; nil drops it (the Response keeps it anyway).
+	OnThinking func(delta string)
 }
 
 // Response is a finished (or cut) model response as content blocks ready

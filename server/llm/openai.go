@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/openai/openai-go/v3"
@@ -68,28 +69,72 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(stri
 	stream := c.sdk.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
+	var th reasoning
 	started := false
 	for stream.Next() {
 		chunk := stream.Current()
 		if !acc.AddChunk(chunk) {
-			return c.partial(&acc, req), &Error{Provider: c.name, Err: errors.New("malformed stream: a chunk does not follow the ones before it")}
+			return c.partial(&acc, &th, req), &Error{Provider: c.name, Err: errors.New("malformed stream: a chunk does not follow the ones before it")}
 		}
 		started = true
 		for _, ch := range chunk.Choices {
-			if ch.Index == 0 && ch.Delta.Content != "" && onText != nil {
+			if ch.Index != 0 {
+				continue
+			}
+			th.add(ch.Delta, req.OnThinking)
+			if ch.Delta.Content != "" && onText != nil {
 				onText(ch.Delta.Content)
 			}
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return c.partial(&acc, req), c.classify(ctx, err, started)
+		return c.partial(&acc, &th, req), c.classify(ctx, err, started)
 	}
 	// A stream that stops without a finish_reason was cut, however
 	// cleanly it closed.
 	if len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
-		return c.partial(&acc, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
+		return c.partial(&acc, &th, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
 	}
-	return c.response(&acc, req), nil
+	return c.response(&acc, &th, req), nil
+}
+
+// reasoning gathers what an OpenAI-compatible server streams of the
+// model's reasoning. The official API sends none in chat completions, and
+// the SDK has no field for it; compatible servers put it in a delta field
+// of its own: reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning
+// (Ollama, OpenRouter), read here from the delta's extra fields.
+type reasoning struct {
+	text  strings.Builder
+	timer thinkingTimer
+}
+
+func (r *reasoning) add(d openai.ChatCompletionChunkChoiceDelta, onThinking func(string)) {
+	delta := ""
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		if f, ok := d.JSON.ExtraFields[key]; ok && json.Unmarshal([]byte(f.Raw()), &delta) == nil && delta != "" {
+			break
+		}
+	}
+	if delta == "" {
+		if d.Content != "" || len(d.ToolCalls) > 0 {
+			r.timer.done()
+		}
+		return
+	}
+	r.timer.thinking()
+	r.text.WriteString(delta)
+	if onThinking != nil {
+		onThinking(delta)
+	}
+}
+
+// block is the reasoning as a thinking block with no signature: shown and
+// kept, never sent back (these servers do not take it back).
+func (r *reasoning) block() (session.Block, bool) {
+	if r.text.Len() == 0 {
+		return session.Block{}, false
+	}
+	return session.Block{Type: session.BlockThinking, Thinking: r.text.String(), DurationMS: r.timer.ms()}, true
 }
 
 // classify maps an SDK error. An error object inside the stream (a
@@ -115,8 +160,8 @@ func (c *openaiClient) classify(ctx context.Context, err error, started bool) *E
 // response converts the accumulated completion. Whether the model called
 // tools is read from the message, not from finish_reason: Ollama ends tool
 // calls with "stop".
-func (c *openaiClient) response(acc *openai.ChatCompletionAccumulator, req Request) Response {
-	r := c.partial(acc, req)
+func (c *openaiClient) response(acc *openai.ChatCompletionAccumulator, th *reasoning, req Request) Response {
+	r := c.partial(acc, th, req)
 	choice := acc.Choices[0]
 	for i, call := range choice.Message.ToolCalls {
 		r.Content = append(r.Content, session.Block{
@@ -135,7 +180,7 @@ func (c *openaiClient) response(acc *openai.ChatCompletionAccumulator, req Reque
 
 // partial keeps the text and usage of a completion that may be cut short;
 // its tool calls are dropped, as partialAnthropic explains.
-func (c *openaiClient) partial(acc *openai.ChatCompletionAccumulator, req Request) Response {
+func (c *openaiClient) partial(acc *openai.ChatCompletionAccumulator, th *reasoning, req Request) Response {
 	u := acc.Usage
 	cached := u.PromptTokensDetails.CachedTokens
 	r := Response{Model: acc.Model, Usage: session.Usage{
@@ -147,6 +192,9 @@ func (c *openaiClient) partial(acc *openai.ChatCompletionAccumulator, req Reques
 	}}
 	if r.Model == "" {
 		r.Model = req.Model
+	}
+	if b, ok := th.block(); ok {
+		r.Content = append(r.Content, b)
 	}
 	if len(acc.Choices) > 0 {
 		r.Content = appendText(r.Content, acc.Choices[0].Message.Content)

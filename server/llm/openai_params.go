@@ -22,14 +22,19 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 		Tools:         openaiTools(req.Tools),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	if effort := openaiEffort(req.Think); effort != "" {
+		p.ReasoningEffort = effort
+	}
 	// Without a limit the server's default applies, which suits local
 	// models whose context the server knows better than we do.
+	// Reasoning counts as output: the limit grows by the level's budget.
+	limit := int64(req.MaxTokens) + thinkingBudget(req.Think)
 	switch {
 	case req.MaxTokens <= 0:
 	case c.official:
-		p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		p.MaxCompletionTokens = openai.Int(limit)
 	default:
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		p.MaxTokens = openai.Int(limit)
 	}
 	return p, nil
 }
@@ -56,7 +61,8 @@ func openaiMessages(system string, msgs []session.Message, images *imageLoader) 
 }
 
 // openaiAssistant converts an assistant message: its text as content, its
-// tool_use blocks as tool_calls.
+// tool_use blocks as tool_calls. Thinking stays out: compatible servers
+// do not take reasoning back, and Anthropic's is signed for Anthropic.
 func openaiAssistant(m session.Message) []openai.ChatCompletionMessageParamUnion {
 	var texts []string
 	var calls []openai.ChatCompletionMessageToolCallUnionParam
