@@ -52,6 +52,7 @@ Usage:
   myco sessions fork ID [--keep-turns N]                copy a session's history (its first N turns) into a new session
   myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
+  myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
 
@@ -83,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return sessionsCommand(ctx, e, *profile, rest[1:])
 	case "images":
 		return imagesCommand(ctx, e, *profile, rest[1:])
+	case "send":
+		return sendCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
