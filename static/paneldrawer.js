@@ -17,7 +17,7 @@ const narrow = matchMedia('(max-width: 60rem)');
 
 export function initPanelDrawer() {
   const panel = document.getElementById('side-panel');
-  const toggle = document.querySelector('[data-testid="details-toggle"]');
+  const toggle = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="details-toggle"]'));
   const backdrop = document.querySelector('.details-backdrop');
   if (!panel || !toggle) return;
   const isOpen = () => body.dataset.details === 'open';

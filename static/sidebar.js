@@ -39,11 +39,11 @@ function write(key, on) {
 
 export function initSidebar(onError) {
   const nav = document.getElementById('sidebar');
-  const toggle = document.querySelector('[data-testid="sidebar-toggle"]');
+  const toggle = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="sidebar-toggle"]'));
   if (!nav) return;
   const list = nav.querySelector('#sidebar-list');
   const groupButton = nav.querySelector('[data-testid="sidebar-group"]');
-  const backdrop = document.querySelector('.sidebar-backdrop');
+  const backdrop = /** @type {HTMLElement | null} */ (document.querySelector('.sidebar-backdrop'));
   let grouped = read(stored.grouped);
 
   const rowsURL = (q) => {
@@ -71,7 +71,7 @@ export function initSidebar(onError) {
     if (open) body.dataset.drawer = 'open';
     else delete body.dataset.drawer;
     sync();
-    if (open) (nav.querySelector('[aria-current="page"]') || nav.querySelector('input'))?.focus();
+    if (open) (/** @type {HTMLElement | null} */ (nav.querySelector('[aria-current="page"]')) || nav.querySelector('input'))?.focus();
   };
   if (read(stored.closed)) body.dataset.sidebar = 'closed';
   sync();
@@ -96,7 +96,7 @@ export function initSidebar(onError) {
   });
   nav.addEventListener('click', (e) => {
     // Choosing a session closes the drawer; a new tab leaves it open.
-    const link = e.target.closest('a[href]');
+    const link = e.target instanceof Element ? e.target.closest('a[href]') : null;
     if (link && e.button === 0 && !e.ctrlKey && !e.metaKey && !e.shiftKey) setDrawer(false);
   });
 
