@@ -17,6 +17,7 @@
 //   <body data-page="session" data-session-id>
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
+import { onNote } from './mentions.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { initPanel } from './panel.js';
@@ -105,6 +106,7 @@ const handlers = {
     onTurnError(d);
   },
   [EV.queued]: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
+  [EV.note]: onNote,
 };
 
 // Events are handled one at a time, in order: a snapshot that waits for a

@@ -17,6 +17,7 @@ import { followBottom } from './scroll.js';
 import { stopTurn, turnRunning } from './status.js';
 import { queuedAnswer } from './queued.js';
 import { addUploaded, attachments, initImages } from './attachments.js';
+import { attachMentions, completePath, runOwnCommand } from './mentions.js';
 import { closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 
 const body = document.body;
@@ -131,6 +132,7 @@ async function sendMessage(raw, text) {
     if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
     const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
     const msg = { text, images: shas };
+    await attachMentions(text); // @path (mentions.js)
     try {
       await api('POST', urls.messages, msg);
     } catch (err) {
@@ -163,6 +165,7 @@ export function submit() {
     runCommand(cmd);
     return;
   }
+  if (runOwnCommand(raw)) return clearComposer(); // !command (mentions.js)
   const text = (raw.startsWith('//') ? raw.slice(1) : raw).trim();
   if (!text && attachments.length === 0) return;
   sendMessage(raw, text);
@@ -197,6 +200,11 @@ function onInputKey(e) {
   if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
     e.preventDefault();
     submit();
+  }
+  // Tab after @ completes a path (mentions.js).
+  if (e.key === 'Tab' && !e.shiftKey && /(?:^|\s)@\S*$/.test(input.value.slice(0, input.selectionStart))) {
+    e.preventDefault();
+    completePath(input).catch(() => {});
   }
 }
 

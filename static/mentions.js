@@ -1,0 +1,179 @@
+// Notes, !command and @path (issue 12). A note event brings a card into
+// the conversation (a note from elsewhere, a command the person ran, whose
+// output streams in as tool.output under the note's ID) or a chip above
+// the composer (an attached file or folder, removable). The composer hands
+// a message starting with ! to runOwnCommand, and @paths in a message to
+// attachMentions before it is sent; Tab after @ completes a path.
+
+import { api } from './http.js';
+import { showError } from './app.js';
+import { el } from './dom.js';
+import { keepBottom } from './scroll.js';
+import { box } from './conversation.js';
+
+/**
+ * @typedef {{id: string, kind: string, from?: string, text: string, at?: string,
+ *   command?: string, exit?: number, path?: string, removed?: boolean}} NoteEvent
+ */
+
+/** @param {string} [at] */
+function clock(at) {
+  const d = at ? new Date(at) : new Date();
+  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+/**
+ * @param {string} id
+ * @returns {HTMLElement | null}
+ */
+function noteEl(id) {
+  return document.querySelector(`[data-note-id="${CSS.escape(id)}"]`);
+}
+
+/** @param {Element} node */
+function place(node) {
+  const b = box();
+  if (!b) return;
+  b.querySelector(':scope > .empty')?.remove();
+  b.append(node);
+  keepBottom();
+}
+
+/** @param {NoteEvent} d */
+export function onNote(d) {
+  if (!d?.id) return;
+  if (d.removed) {
+    noteEl(d.id)?.remove();
+    return;
+  }
+  if (d.kind === 'file') return addChip(d);
+  if (d.kind === 'command') return commandCard(d);
+  if (noteEl(d.id)) return;
+  const card = el('aside', 'note-card');
+  card.setAttribute('data-testid', 'note-card');
+  card.dataset.noteId = d.id;
+  const head = el('div', 'note-head');
+  head.textContent = `Note from ${d.from || 'elsewhere'}, ${clock(d.at)}:`;
+  const text = el('div', 'note-text');
+  text.textContent = d.text;
+  card.append(head, text);
+  place(card);
+}
+
+/** @param {NoteEvent} d */
+function commandCard(d) {
+  let card = noteEl(d.id);
+  if (!card) {
+    card = el('div', 'note-card command-card');
+    // A tool card's attributes: tool.output of the command streams in.
+    card.setAttribute('data-testid', 'tool-call');
+    card.dataset.toolUseId = d.id;
+    card.dataset.noteId = d.id;
+    const head = el('div', 'note-head');
+    head.setAttribute('data-testid', 'command-head');
+    head.textContent = `You ran: ${d.command || ''}`;
+    card.append(head);
+    place(card);
+  }
+  if (typeof d.exit !== 'number') return;
+  card.querySelector('[data-testid="tool-live"]')?.remove();
+  const out = el('pre', 'command-output');
+  out.setAttribute('data-testid', 'command-output');
+  out.textContent = d.text;
+  card.append(out);
+  keepBottom();
+}
+
+/** @param {NoteEvent} d */
+function addChip(d) {
+  const bar = chips();
+  if (!bar || noteEl(d.id)) return;
+  const chip = el('span', 'mention-chip');
+  chip.setAttribute('data-testid', 'attachment-chip');
+  chip.dataset.noteId = d.id;
+  chip.textContent = `@${d.path || ''}`;
+  const x = el('button', 'mention-remove');
+  x.type = 'button';
+  x.textContent = '×';
+  x.setAttribute('aria-label', `Remove ${d.path || 'attachment'}`);
+  x.addEventListener('click', async () => {
+    try {
+      await api('DELETE', `${base()}/notes/${encodeURIComponent(d.id)}`);
+      chip.remove();
+    } catch (err) {
+      showError(`Could not remove the attachment: ${err instanceof Error ? err.message : err}`);
+    }
+  });
+  chip.append(x);
+  bar.append(chip);
+}
+
+/** @returns {HTMLElement | null} the bar of chips above the composer, made once */
+function chips() {
+  let bar = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="mention-chips"]'));
+  if (bar) return bar;
+  const form = document.querySelector('[data-composer-form]');
+  if (!form) return null;
+  bar = el('div', 'mention-chips');
+  bar.setAttribute('data-testid', 'mention-chips');
+  form.before(bar);
+  return bar;
+}
+
+/** @returns {string} the session's API base, from the composer's messages URL */
+function base() {
+  const c = /** @type {HTMLElement | null} */ (document.querySelector('[data-composer]'));
+  return (c?.dataset.messagesUrl || '').replace(/\/messages$/, '');
+}
+
+/**
+ * runOwnCommand runs `!command` in the session's shell; it reports whether
+ * raw was one.
+ * @param {string} raw
+ */
+export function runOwnCommand(raw) {
+  if (!raw.startsWith('!') || raw.startsWith('!!')) return false;
+  const command = raw.slice(1).trim();
+  if (!command) return false;
+  api('POST', `${base()}/shell`, { command }).catch((err) =>
+    showError(`Could not run the command: ${err instanceof Error ? err.message : err}`),
+  );
+  return true;
+}
+
+const mention = /(?:^|\s)@(\S+)/g;
+
+/**
+ * attachMentions attaches every @path of text before the message goes; a
+ * refused one stops the message with the reason.
+ * @param {string} text
+ */
+export async function attachMentions(text) {
+  for (const m of text.matchAll(mention)) {
+    await api('POST', `${base()}/attach`, { path: m[1] });
+  }
+}
+
+/**
+ * completePath completes the @path before the caret on Tab; it reports
+ * whether it handled the key.
+ * @param {HTMLTextAreaElement} input
+ */
+export async function completePath(input) {
+  const before = input.value.slice(0, input.selectionStart);
+  const m = /(?:^|\s)@(\S*)$/.exec(before);
+  if (!m) return false;
+  const prefix = m[1];
+  /** @type {{paths: string[]}} */
+  const res = await api('GET', `${base()}/paths?prefix=${encodeURIComponent(prefix)}`);
+  const paths = res?.paths || [];
+  if (!paths.length) return true;
+  let common = paths[0];
+  for (const p of paths) while (!p.startsWith(common)) common = common.slice(0, -1);
+  if (common.length > prefix.length) {
+    const at = before.length - prefix.length;
+    input.value = input.value.slice(0, at) + common + input.value.slice(before.length);
+    input.selectionStart = input.selectionEnd = at + common.length;
+  }
+  return true;
+}
