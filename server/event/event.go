@@ -19,6 +19,7 @@ type Event interface {
 // here; a test fails when a type with a Name method is missing.
 var all = []Event{
 	Snapshot{}, Status{}, Title{}, Queue{}, Context{},
+	BtwStart{}, BtwDelta{}, BtwEnd{},
 	TurnStart{}, TurnEnd{}, TurnError{},
 	MessageStart{}, TextDelta{}, MessageBlocks{}, MessageEnd{}, MessageDiscard{},
 	ToolStart{}, ToolApproval{}, ToolOutput{}, ToolEnd{},
@@ -75,6 +76,10 @@ type Queued struct {
 	Text   string    `json:"text"`
 	Images []string  `json:"images,omitempty"`
 	At     time.Time `json:"at,omitzero"`
+	// Steer: sent with /steer, it waits for the running turn's tool round
+	// to end and goes in before the turn's next model call; it cannot be
+	// edited (only messages queued for a turn of their own can).
+	Steer bool `json:"steer,omitempty"`
 }
 
 // Usage is a token count, of one turn or of the whole session.
@@ -311,6 +316,37 @@ func (SessionsSnapshot) Name() string { return "sessions.snapshot" }
 func (SessionAdded) Name() string     { return "session.added" }
 func (SessionChanged) Name() string   { return "session.changed" }
 func (SessionRemoved) Name() string   { return "session.removed" }
+
+// Events of a side question (/btw), answered into a card of its own,
+// outside the conversation.
+
+// BtwStart says a side question (/btw) is being answered: the tabs open a
+// card for it. The question and its answer are never saved nor sent to the
+// model again.
+type BtwStart struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+}
+
+// BtwDelta is text appended to a side question's answer.
+type BtwDelta struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// BtwEnd says a side question's answer is complete: HTML is the answer
+// rendered as the page renders an answer, or Error says why there is none.
+// Usage is what the call used; it is not added to the session's usage.
+type BtwEnd struct {
+	ID    string `json:"id"`
+	HTML  string `json:"html,omitempty"`
+	Error string `json:"error,omitempty"`
+	Usage Usage  `json:"usage"`
+}
+
+func (BtwStart) Name() string { return "btw.start" }
+func (BtwDelta) Name() string { return "btw.delta" }
+func (BtwEnd) Name() string   { return "btw.end" }
 
 // Note is a note waiting for the person's next message, as it arrives or
 // changes: left from elsewhere (kind "note", From says who), a command the

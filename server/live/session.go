@@ -69,6 +69,11 @@ type Session struct {
 	// archiveClaimed: the archive's finish (close, move the files) is
 	// under way; only one of Archive and release claims it.
 	archiveClaimed bool
+	// steer holds /steer guidance until the running turn takes it in
+	// (steer.go); queueMu orders edits of the queue against the start of
+	// a queued message, so an edit is either sent or refused, never lost.
+	steer   steering
+	queueMu sync.Mutex
 }
 
 type approval struct {
@@ -151,6 +156,7 @@ func (s *Session) Snapshot() Snapshot {
 		usage := usageOf(d.Usage())
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
 	})
+	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}
@@ -307,9 +313,7 @@ func (s *Session) nextQueued() *Queued {
 
 // publishQueue tells the tabs what waits in the queue.
 func (s *Session) publishQueue() {
-	var q []event.Queued
-	s.w.View(func(d *session.Document) { q = queuedEvents(d.Queued) })
-	s.publish(event.Queue{Queued: q})
+	s.publish(event.Queue{Queued: s.queueView()})
 }
 
 // checkImages refuses a message naming a blob that is missing or corrupt,

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 
@@ -165,7 +166,12 @@ func (s *Session) fold() {
 // startQueued saves a message that waited and runs its turn in the slot
 // already claimed for it.
 func (s *Session) startQueued(slot *turnSlot, next *Queued) {
-	m, err := s.appendHuman(next.Text, next.Images, next.ID)
+	// The queue as it stands now, not next: an edit may have come between.
+	m, err := s.appendQueued()
+	if errors.Is(err, errQueueEmpty) { // cancelled just before its start
+		s.release(slot, turnEnd{notStarted: true})
+		return
+	}
 	if err != nil {
 		// No turn: the queued message never started one; it stays queued.
 		s.publish(event.TurnError{Error: "queued message not sent: " + err.Error()})

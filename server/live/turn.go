@@ -22,8 +22,10 @@ const maxRounds = 100
 func (s *Session) runTurn(slot *turnSlot, human string) {
 	s.publish(event.TurnStart{Turn: slot.turn, Message: human})
 	s.enter(StatusThinking, "")
+	s.openSteers(slot)
 	go func() {
 		stop, usage, err := s.turnLoop(slot)
+		s.closeSteers() // steers it did not take in wait for the next turn
 		s.release(slot, turnEnd{stop: stop, usage: usage, err: err})
 	}()
 }
@@ -60,6 +62,11 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 			if err := s.appendContinue(); err != nil {
 				return session.StopError, total, err
 			}
+		}
+		// The person's /steer guidance goes in here, beside the round's
+		// results, before the agent's next step.
+		if err := s.takeSteers(); err != nil {
+			return session.StopError, total, err
 		}
 	}
 	return "max_rounds", total, fmt.Errorf("the turn stopped after %d tool rounds", maxRounds)
