@@ -155,6 +155,9 @@ type patchRequest struct {
 	Scratchpad *string         `json:"scratchpad"`
 	Links      *[]session.Link `json:"links"`
 	Model      *string         `json:"model"`
+	// Think and Personality: the reasoning effort and persona (api_think.go).
+	Think       *string `json:"think"`
+	Personality *string `json:"personality"`
 }
 
 func (s *Server) patchSession(c echo.Context) error {
@@ -174,6 +177,9 @@ func (s *Server) patchSession(c echo.Context) error {
 			return fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
 		}
 		if err := applyPatch(d, req); err != nil {
+			return err
+		}
+		if err := s.applySteering(d, req.Think, req.Personality); err != nil {
 			return err
 		}
 		d.UpdatedAt = s.opts.Now().UTC()

@@ -105,7 +105,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,
 		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
-		RetryDelays: opts.RetryDelays,
+		RetryDelays: opts.RetryDelays, Steering: steeringOf(opts.Settings),
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}

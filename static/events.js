@@ -27,6 +27,7 @@ export const EV = Object.freeze({
   threadNew: 'thread.new',
   panel: 'panel',
   note: 'note',
+  thinkingDelta: 'thinking.delta',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',

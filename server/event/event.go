@@ -26,6 +26,7 @@ var all = []Event{
 	CompactionStart{}, CompactionEnd{}, ThreadNew{},
 	Panel{},
 	Note{},
+	ThinkingDelta{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 

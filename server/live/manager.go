@@ -84,6 +84,8 @@ type Options struct {
 	// RetryDelays are the waits before each retry of a transient model
 	// failure; two retries at most. Defaults: 1s, 3s.
 	RetryDelays []time.Duration
+	// Steering is the settings' reasoning effort and personas (think.go).
+	Steering Steering
 	// CommandTimeout is the default bash timeout (120 s).
 	CommandTimeout time.Duration
 	// IdleClose closes a live session with no turn and no activity for

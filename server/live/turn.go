@@ -144,6 +144,7 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, err
 	}
+	s.applyThinking(&req, s.model(), msgID)
 	s.enter(StatusThinking, "")
 	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
 	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: req.Model, Content: []session.Block{}}) == nil
