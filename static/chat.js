@@ -18,6 +18,7 @@
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
 import { onNote } from './mentions.js';
+import { initThinking, onThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { initPanel } from './panel.js';
@@ -107,6 +108,7 @@ const handlers = {
   },
   [EV.queued]: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
   [EV.note]: onNote,
+  [EV.thinkingDelta]: onThinking,
 };
 
 // Events are handled one at a time, in order: a snapshot that waits for a
@@ -163,6 +165,7 @@ export function initChat() {
   setRunning(false);
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);
+  initThinking();
   renderSessionUsage();
   initScroll();
   if (stream) listen(stream);

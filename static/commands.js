@@ -16,6 +16,7 @@ import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
 import { currentModel, setModel } from './usage.js';
+import { personalityCommand, thinkCommand } from './thinking.js';
 import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
 
 // --- Slash commands -----------------------------------------------------------
@@ -198,6 +199,8 @@ const commandActions = {
   compact: async () => {
     await api('POST', `${urls.session}/compact`);
   },
+  think: (arg) => thinkCommand(arg),
+  personality: (arg) => personalityCommand(arg),
   help: () => {
     const panel = composer.querySelector('[data-command-help]');
     if (panel.hidden) openPanel(panel);

@@ -59,6 +59,8 @@ var Commands = []Command{
 	{Name: "compact", Help: "Summarise this thread into a new one now (the old one is kept)"},
 	{Name: "fork", Help: "Fork this session: a new session with the whole conversation, opened here"},
 	{Name: "rewind", Args: "[N]", Help: "Fork without the last N turns (default 1) and open the fork"},
+	{Name: "think", Args: "[off|low|medium|high|max|default]", Help: "How hard the model thinks in this session (its reasoning shows folded in the answer); alone, shows the level"},
+	{Name: "personality", Args: "[NAME|off]", Help: "Answer as a persona from settings.json's personalities in this session; alone, lists them"},
 	{Name: "help", Help: "Show this list"},
 }
 

@@ -55,6 +55,7 @@ type BlockView struct {
 	MediaType string
 	Tool      *ToolCallView
 	Result    *ToolResultView
+	Thinking  *ThinkingView // the model's reasoning (thinking.go)
 }
 
 // ToolCallView is a tool the agent called and, once recorded, its outcome.
@@ -228,6 +229,8 @@ func newBlockView(sessionID string, m session.Message, i int, b session.Block) B
 		return BlockView{Kind: KindToolCall, Tool: newToolCallView(b)}
 	case session.BlockToolResult:
 		return BlockView{Kind: KindResult, Result: newToolResultView(b)}
+	case session.BlockThinking, session.BlockRedactedThinking:
+		return newThinkingView(b)
 	}
 	return BlockView{Kind: KindUnknown, Text: b.Type}
 }

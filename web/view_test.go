@@ -312,7 +312,7 @@ func TestNewMessageView(t *testing.T) {
 		{Type: session.BlockText, Text: "see *this*"},
 		{Type: session.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
 		{Type: session.BlockImage, MediaType: "image/jpeg", SHA256: "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"},
-		{Type: "thinking"},
+		{Type: "server_tool_use"},
 	}}
 	stopped := agent("a", "half an ans")
 	stopped.StopReason = session.StopInterrupted
@@ -335,7 +335,7 @@ func TestNewMessageView(t *testing.T) {
 				{Kind: web.KindText, Text: "see *this*"},
 				{Kind: web.KindImage, ImageURL: "/s/" + sessionID + "/inline/msg%207/1", MediaType: "image/png"},
 				{Kind: web.KindImage, ImageURL: "/images/5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef", MediaType: "image/jpeg"},
-				{Kind: web.KindUnknown, Text: "thinking"},
+				{Kind: web.KindUnknown, Text: "server_tool_use"},
 			}},
 		},
 		{

@@ -1,0 +1,109 @@
+// Reasoning effort and persona: /think and /personality, the chip beside
+// the model name that shows them, and the model's thinking as it streams
+// (thinking.delta) into a folded block at the top of its answer. The
+// stored block comes with message.end, rendered by the server the same
+// way (web/message.templ), "Thought for N s" instead of "Thinking…".
+
+import { api } from './http.js';
+import { el } from './dom.js';
+import { messageEl } from './conversation.js';
+import { keepBottom } from './scroll.js';
+import { note, urls } from './composer.js';
+
+/**
+ * @typedef {{model: string, think: string, effective: string, supported: boolean,
+ *   levels: string[], personality: string, personalities: string[]}} Steering
+ */
+
+/** @returns {Promise<Steering>} */
+async function steering() {
+  return /** @type {Steering} */ (await api('GET', `${urls.session}/steering`));
+}
+
+/** @param {Record<string, string>} change */
+async function patch(change) {
+  await api('PATCH', urls.session, change);
+  showChip(await steering());
+}
+
+/** @param {Steering} s */
+function thinkText(s) {
+  const level = s.think ? s.effective : `${s.effective} (default)`;
+  if (!s.supported) return `Thinking: ${level}; ${s.model} does not reason on request, so it is not sent (set models.${s.model}.thinking in settings.json if it does)`;
+  return `Thinking: ${level}`;
+}
+
+/** /think [LEVEL]: set the session's reasoning effort, or show it.
+ * @param {string} arg */
+export async function thinkCommand(arg) {
+  const level = arg.trim().toLowerCase();
+  if (level) await patch({ think: level });
+  note(thinkText(await steering()), true);
+}
+
+/** /personality [NAME|off]: pick a persona, or list them.
+ * @param {string} arg */
+export async function personalityCommand(arg) {
+  const name = arg.trim();
+  if (name) await patch({ personality: name });
+  const s = await steering();
+  if (name) {
+    note(s.personality ? `Personality: ${s.personality}` : 'Personality: off', true);
+    return;
+  }
+  const list = s.personalities.length ? s.personalities.join(', ') : 'none (add "personalities" to settings.json)';
+  note(`Personality: ${s.personality || 'off'}. Available: ${list}`, true);
+}
+
+/** The chip beside the model name: the level and persona when set.
+ * @param {Steering} s */
+function showChip(s) {
+  const model = document.querySelector('[data-testid="session-model"]');
+  if (!model) return;
+  let chip = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="steering-chip"]'));
+  if (!chip) {
+    chip = el('span', 'steering-chip');
+    chip.dataset.testid = 'steering-chip';
+    model.after(chip);
+  }
+  const parts = [];
+  if (s.effective && s.effective !== 'off') parts.push(`think ${s.effective}${s.supported ? '' : ' (not supported)'}`);
+  if (s.personality) parts.push(s.personality);
+  chip.textContent = parts.join(' · ');
+  chip.hidden = parts.length === 0;
+}
+
+/** initThinking draws the chip once the page knows its session. */
+export async function initThinking() {
+  if (!urls.session) return;
+  try {
+    showChip(await steering());
+  } catch (err) {
+    console.error('myco: steering', err);
+  }
+}
+
+/** thinking.delta: the reasoning so far, in a folded block that opens.
+ * @param {{message?: string, text?: string}} d */
+export function onThinking(d) {
+  if (!d?.message || typeof d.text !== 'string') return;
+  const m = messageEl(d.message);
+  if (!m) return;
+  let box = m.querySelector(':scope > details.thinking');
+  if (!box) {
+    box = el('details', 'thinking streaming');
+    box.setAttribute('data-testid', 'thinking');
+    const summary = el('summary', '', 'Thinking…');
+    summary.setAttribute('data-testid', 'thinking-summary');
+    const text = el('div', 'thinking-text');
+    text.setAttribute('data-testid', 'thinking-text');
+    text.append(document.createTextNode(''));
+    box.append(summary, text);
+    const head = m.querySelector(':scope > header');
+    if (head) head.after(box);
+    else m.prepend(box);
+  }
+  const node = box.querySelector('.thinking-text')?.firstChild;
+  if (node) node.textContent += d.text;
+  keepBottom();
+}
