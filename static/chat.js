@@ -44,6 +44,7 @@ import { onToolEnd, onToolOutput, onToolStart } from './tools.js';
 import { addApproval, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
+import { onBtwDelta, onBtwEnd, onBtwStart } from './steer.js';
 import { composer, initComposer, input, retryAnswer, setLockedBy, setProviderHelp } from './composer.js';
 
 const body = document.body;
@@ -107,6 +108,9 @@ const handlers = {
     onTurnError(d);
   },
   [EV.queued]: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
+  [EV.btwStart]: onBtwStart,
+  [EV.btwDelta]: onBtwDelta,
+  [EV.btwEnd]: onBtwEnd,
   [EV.note]: onNote,
   [EV.thinkingDelta]: onThinking,
 };

@@ -15,6 +15,8 @@ import { button, el } from './dom.js';
 import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
+import { initPalette } from './palette.js';
+import { steerActions } from './steer.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
 import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
@@ -27,6 +29,7 @@ let commands = [];
 // initCommands reads the commands and lets a panel's × close it.
 export function initCommands(root) {
   commands = readCommands();
+  initPalette();
   root.addEventListener('click', (e) => {
     if (e.target.closest('[data-close-panel]')) {
       closePanels();
@@ -201,6 +204,7 @@ const commandActions = {
   },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
+  ...steerActions, // /steer, /queue, /btw, /usage
   help: () => {
     const panel = composer.querySelector('[data-command-help]');
     if (panel.hidden) openPanel(panel);

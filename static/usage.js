@@ -113,3 +113,20 @@ export function setModel(model) {
   dd.textContent = model || 'default';
   renderSessionUsage();
 }
+
+// --- /usage -------------------------------------------------------------------
+
+// usageSummary is what /usage shows: the last turn's tokens (its usage
+// line in the conversation, cost included) and the session's (the side
+// panel's figure), as [label, text] rows.
+/** @returns {Array<[string, string]>} */
+export function usageSummary() {
+  const lines = document.querySelectorAll('#messages [data-testid="turn-usage"]');
+  const last = lines[lines.length - 1];
+  const session = sessionUsageEl();
+  return [
+    ['Last turn', last?.textContent?.trim() || 'none since this page was opened'],
+    ['Session', session?.textContent?.trim() || 'in 0 · out 0'],
+    ['Model', currentModel() || 'default'],
+  ];
+}

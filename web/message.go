@@ -23,6 +23,7 @@ type MessageView struct {
 	ID         string
 	Role       string // "user" or "assistant"
 	Human      bool   // a person typed it
+	Steer      bool   // sent with /steer into a running turn
 	At         time.Time
 	Model      string
 	StopReason string
@@ -105,6 +106,8 @@ func (m MessageView) Label() string {
 	switch {
 	case m.Role == "assistant":
 		return "Agent"
+	case m.Human && m.Steer:
+		return "You · steer"
 	case m.Human:
 		return "You"
 	case m.onlyResults():
@@ -194,7 +197,7 @@ func (m MessageView) ShowTime() bool { return m.Human && !m.At.IsZero() }
 // them out where they were recorded.
 func newMessageView(sessionID string, m session.Message, results map[string]*ToolResultView) (MessageView, []string) {
 	v := MessageView{
-		ID: m.ID, Role: m.Role, Human: m.Human, At: m.At,
+		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, At: m.At,
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
 	}
 	if m.Error != nil {

@@ -1,0 +1,125 @@
+// Steering a running turn from the composer (issue 12): the /steer,
+// /queue, /btw and /usage commands, and the side-answer cards /btw opens.
+//
+//   #messages > [data-testid="btw-card"][data-btw-id]   a side answer
+//   #messages > [data-testid="usage-card"]              /usage
+//   [data-composer][data-session-url]
+//
+// A card is outside the conversation: it is never saved, a reload drops
+// it, and × dismisses it. The question and the streamed text go in through
+// textContent; the finished answer is the server's rendered HTML.
+
+import { api } from './http.js';
+import { fragment } from './app.js';
+import { button, el } from './dom.js';
+import { keepBottom } from './scroll.js';
+import { box } from './conversation.js';
+import { note, urls } from './composer.js';
+import { queuedAnswer } from './queued.js';
+import { usageSummary } from './usage.js';
+
+// --- Commands -------------------------------------------------------------------
+
+/** @type {Record<string, (arg: string) => Promise<unknown> | unknown>} */
+export const steerActions = {
+  steer: async (arg) => {
+    if (!arg) throw new Error('say how to steer: /steer use the smaller fixture');
+    const res = await api('POST', `${urls.session}/steer`, { text: arg });
+    if (res?.steer) note('Steer: it goes in after the current step.');
+    else if (res?.queued) {
+      queuedAnswer(res, arg);
+      note('Queued: the turn was ending; it is sent when the turn is done.');
+    }
+  },
+  queue: async (arg) => {
+    if (!arg) throw new Error('give the message to queue: /queue then run the tests');
+    const res = await api('POST', urls.messages, { text: arg, queue: true });
+    if (res?.queued) {
+      queuedAnswer(res, arg);
+      note('Queued: it is sent when the running turn ends.');
+    }
+  },
+  btw: async (arg) => {
+    if (!arg) throw new Error('ask the side question: /btw what does that flag do?');
+    await api('POST', `${urls.session}/btw`, { question: arg });
+  },
+  usage: () => {
+    showCard(usageCard());
+  },
+};
+
+// --- Cards ----------------------------------------------------------------------
+
+// card makes a dismissable card titled title.
+function card(testid, title) {
+  const c = el('section', `side-card ${testid}`);
+  c.setAttribute('data-testid', testid);
+  c.setAttribute('aria-label', title);
+  const head = el('header', 'side-card-head');
+  head.append(el('span', 'side-card-title', title));
+  const close = button('×', 'side-card-close');
+  close.setAttribute('aria-label', 'Dismiss');
+  close.dataset.testid = 'dismiss-card';
+  close.addEventListener('click', () => c.remove());
+  head.append(close);
+  c.append(head);
+  return c;
+}
+
+function showCard(c) {
+  const b = box();
+  if (!b) return;
+  b.querySelector(':scope > .empty')?.remove();
+  b.append(c);
+  keepBottom();
+}
+
+function usageCard() {
+  const c = card('usage-card', 'Usage');
+  const dl = el('dl', 'usage-figures');
+  for (const [label, text] of usageSummary()) dl.append(el('dt', '', label), el('dd', '', text));
+  c.append(dl);
+  return c;
+}
+
+/** @returns {HTMLElement | null} */
+function btwCard(id) {
+  return box()?.querySelector(`[data-testid="btw-card"][data-btw-id="${CSS.escape(id)}"]`) || null;
+}
+
+// onBtwStart opens the card of a side question (in every tab of the session).
+export function onBtwStart(d) {
+  const id = String(d?.id ?? '');
+  if (!id || btwCard(id)) return;
+  const c = card('btw-card', 'By the way');
+  c.dataset.btwId = id;
+  c.setAttribute('aria-busy', 'true');
+  c.append(el('p', 'btw-question', typeof d.question === 'string' ? d.question : ''));
+  c.append(el('div', 'btw-answer streaming-text'));
+  showCard(c);
+}
+
+export function onBtwDelta(d) {
+  const a = btwCard(String(d?.id ?? ''))?.querySelector('.btw-answer');
+  if (!a || typeof d.text !== 'string') return;
+  a.textContent += d.text;
+  keepBottom();
+}
+
+export function onBtwEnd(d) {
+  const c = btwCard(String(d?.id ?? ''));
+  if (!c) return;
+  c.removeAttribute('aria-busy');
+  const a = c.querySelector('.btw-answer');
+  if (!a) return;
+  if (typeof d.html === 'string' && d.html) {
+    // The answer as the page renders one; only its body, not the
+    // message's header and buttons.
+    const f = fragment(d.html);
+    const body = f.querySelector('.md') || f;
+    a.classList.remove('streaming-text');
+    a.replaceChildren(...body.childNodes);
+  }
+  if (typeof d.error === 'string' && d.error) a.append(el('p', 'btw-error', `No answer: ${d.error}`));
+  keepBottom();
+}
