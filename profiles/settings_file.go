@@ -21,7 +21,7 @@ type fileProvider struct {
 }
 
 type fileModel struct {
-	ContextWindow *int `json:"context_window"`
+	ContextWindow *int  `json:"context_window"`
 	AutoCompactAt *int  `json:"auto_compact_at"`
 	Thinking      *bool `json:"thinking"`
 }

@@ -44,8 +44,8 @@ func (st Steering) View(d *session.Document, defaultModel string) SteeringView {
 	model := d.ModelOr(defaultModel)
 	v := SteeringView{
 		Model: model, Think: d.Think, Effective: st.level(d),
-		Supported: st.Thinks != nil && st.Thinks(model),
-		Levels:    append(slices.Clone(profiles.ThinkLevels), profiles.ThinkDefault),
+		Supported:   st.Thinks != nil && st.Thinks(model),
+		Levels:      append(slices.Clone(profiles.ThinkLevels), profiles.ThinkDefault),
 		Personality: d.Personality, Personalities: names(st.Personalities),
 	}
 	return v
