@@ -83,8 +83,9 @@ func forkCut(msgs []Message, opts ForkOptions) (int, error) {
 // Fork makes a new session seeded with session id's history up to a turn
 // boundary, and saves it. The parent is only read: it may be running, in
 // this process or another. Earlier threads are copied whole; the fork
-// records its parent and fork point, has no title of its own yet, and
-// carries neither the queue nor an unfinished tool round.
+// records its parent and fork point, has no title of its own yet, keeps
+// the parent's think and personality, and carries neither the queue, the
+// notes nor an unfinished tool round.
 func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 	parent, err := s.Load(id)
 	if err != nil {
@@ -112,7 +113,11 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		Parent:     &Parent{Session: parent.ID, Thread: last, Title: parent.Title},
 		Links:      slices.Clone(parent.Links),
 		Scratchpad: parent.Scratchpad,
-		Threads:    threads,
+		// A fork continues the same way of working: the same reasoning
+		// effort and persona (notes are the parent's mail, not copied).
+		Think:       parent.Think,
+		Personality: parent.Personality,
+		Threads:     threads,
 	}
 	if len(kept) > 0 {
 		fork.Parent.Message = kept[len(kept)-1].ID

@@ -35,6 +35,7 @@ func TestFork(t *testing.T) {
 			s, dir := openStore(t, session.Options{})
 			parent := realisticDoc(forkParentID, 4, 200)
 			parent.Links = []session.Link{{URL: "https://example.com"}}
+			parent.Think, parent.Personality = "high", "terse"
 			if err := s.Save(parent); err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +69,9 @@ func TestFork(t *testing.T) {
 			}
 			if loaded.Title != "" || loaded.ID == forkParentID || loaded.Cwd != parent.Cwd || len(loaded.Links) != 1 {
 				t.Errorf("fork header: title %q id %s cwd %q links %v", loaded.Title, loaded.ID, loaded.Cwd, loaded.Links)
+			}
+			if loaded.Think != "high" || loaded.Personality != "terse" {
+				t.Errorf("fork think %q personality %q, want the parent's high and terse", loaded.Think, loaded.Personality)
 			}
 		})
 	}
