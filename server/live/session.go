@@ -54,7 +54,9 @@ type Session struct {
 	// its history ran in: a session resumed in a new process, or a fork.
 	shellNote string
 	toldShell bool
-	touched   time.Time
+	// commands are the person's running !commands (shellcmd.go).
+	commands runningCommands
+	touched  time.Time
 	// contextUsed is the context the last model call reported; autoOff,
 	// when set, says why automatic compaction is off for this live session.
 	contextUsed int
@@ -368,13 +370,18 @@ func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
 }
 
 // Stop ends the running turn at once: the model stream is cancelled and
-// running commands are killed; the turn keeps what it had, marked
-// interrupted. Queued messages stay queued.
+// running commands are killed (the person's !commands too, which run
+// outside any turn); the turn keeps what it had, marked interrupted.
+// Queued messages stay queued.
 func (s *Session) Stop() error {
+	killed := s.commands.stopAll()
 	s.mu.Lock()
 	slot := s.slot
 	if slot == nil {
 		s.mu.Unlock()
+		if killed {
+			return nil
+		}
 		return ErrNoTurn
 	}
 	s.status, s.detail = StatusStopping, ""

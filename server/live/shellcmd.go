@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -39,16 +40,19 @@ func (s *Session) RunCommand(command string) (string, error) {
 		s.mu.Unlock()
 	}
 	n := session.Note{ID: uuid.NewString(), Kind: session.NoteCommand, Command: command, At: s.m.opts.Now().UTC()}
+	ctx, done := s.commands.start(n.ID)
 	s.publish(NoteEvent(n)) // the card, running
 	go func() {
 		timeout := s.m.opts.CommandTimeout
-		res, err := shell.RunWithProgress(context.Background(), command, timeout, func(p []byte) {
+		res, err := shell.RunWithProgress(ctx, command, timeout, func(p []byte) {
 			s.publish(event.ToolOutput{ToolUseID: n.ID, Text: strings.ToValidUTF8(string(p), "")})
 		})
+		stopped := ctx.Err() != nil
+		done() // before its outcome is told: a Stop after that finds nothing running
 		exit := res.ExitCode
 		n.Exit = &exit
-		n.Text = formatRun(res, false, timeout)
-		if err != nil {
+		n.Text = formatRun(res, stopped, timeout)
+		if err != nil && !stopped {
 			n.Text = "The command could not run: " + err.Error()
 		}
 		if _, err := s.addNote(n); err != nil {
@@ -56,4 +60,40 @@ func (s *Session) RunCommand(command string) (string, error) {
 		}
 	}()
 	return n.ID, nil
+}
+
+// runningCommands are the person's !commands still running, so that Stop
+// kills them as it kills the agent's: they run outside any turn, each
+// with a context of its own. The zero value is ready to use.
+type runningCommands struct {
+	mu     sync.Mutex
+	cancel map[string]context.CancelFunc
+}
+
+// start gives the command id its context; done forgets it (and must be
+// called when the command ends).
+func (r *runningCommands) start(id string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	if r.cancel == nil {
+		r.cancel = map[string]context.CancelFunc{}
+	}
+	r.cancel[id] = cancel
+	r.mu.Unlock()
+	return ctx, func() {
+		r.mu.Lock()
+		delete(r.cancel, id)
+		r.mu.Unlock()
+		cancel()
+	}
+}
+
+// stopAll cancels every running command and says whether there was one.
+func (r *runningCommands) stopAll() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cancel := range r.cancel {
+		cancel()
+	}
+	return len(r.cancel) > 0
 }
