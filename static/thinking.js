@@ -9,6 +9,7 @@ import { el } from './dom.js';
 import { messageEl } from './conversation.js';
 import { keepBottom } from './scroll.js';
 import { note, urls } from './composer.js';
+import { turnRunning } from './status.js';
 
 /**
  * @typedef {{model: string, think: string, effective: string, supported: boolean,
@@ -37,8 +38,14 @@ function thinkText(s) {
  * @param {string} arg */
 export async function thinkCommand(arg) {
   const level = arg.trim().toLowerCase();
+  const running = turnRunning();
   if (level) await patch({ think: level });
-  note(thinkText(await steering()), true);
+  const s = await steering();
+  let text = thinkText(s);
+  // A turn already in its tool loop cannot start thinking halfway
+  // (Anthropic refuses it): the server keeps it as it began.
+  if (level && running && s.supported && s.effective !== 'off') text += '. The running turn goes on as it began; thinking starts with the next turn';
+  note(text, true);
 }
 
 /** /personality [NAME|off]: pick a persona, or list them.

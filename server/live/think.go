@@ -109,6 +109,26 @@ func names(m map[string]string) []string {
 	return out
 }
 
+// loopWithoutThinking reports whether msgs continue an Anthropic tool loop
+// whose answer did not think: /think was turned on while the turn ran.
+// Anthropic refuses thinking then (a tool loop's last answer must start
+// with its thinking), so the turn goes on without it, and the level
+// takes effect from the next turn. Other providers take reasoning_effort
+// at any call, and send no thinking back to check.
+func loopWithoutThinking(msgs []session.Message, model string) bool {
+	if provider, _, err := profiles.SplitModel(model); err != nil || provider != llm.ProviderAnthropic {
+		return false
+	}
+	n := len(msgs)
+	if n < 2 || msgs[n-1].Role != "user" || msgs[n-2].Role != "assistant" {
+		return false
+	}
+	answer := msgs[n-2].Content
+	calls := slices.ContainsFunc(answer, func(b session.Block) bool { return b.Type == session.BlockToolUse })
+	thought := len(answer) > 0 && (answer[0].Type == session.BlockThinking || answer[0].Type == session.BlockRedactedThinking)
+	return calls && !thought
+}
+
 // applyThinking adds the session's reasoning effort and persona to req, a call of
 // model (provider/model-id): the level only when the model reasons, the
 // persona's instructions at the end of the system prompt.
@@ -116,7 +136,7 @@ func (s *Session) applyThinking(req *llm.Request, model, msgID string) {
 	st := s.m.opts.Steering
 	var d session.Document
 	s.w.View(func(doc *session.Document) { d.Think, d.Personality = doc.Think, doc.Personality })
-	if level := st.level(&d); level != profiles.ThinkOff && st.Thinks != nil && st.Thinks(model) {
+	if level := st.level(&d); level != profiles.ThinkOff && st.Thinks != nil && st.Thinks(model) && !loopWithoutThinking(req.Messages, model) {
 		req.Think = level
 	}
 	if text := st.Personalities[d.Personality]; text != "" {
