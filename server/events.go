@@ -157,11 +157,9 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.mu.Lock()
 	p.lastID++
 	p.track(ev)
-	if d, ok := ev.(event.TextDelta); ok && len(p.queue) > 0 {
-		last := &p.queue[len(p.queue)-1]
-		if ld, ok := last.ev.(event.TextDelta); ok && ld.Message == d.Message && last.id > p.barrier {
-			ld.Text += d.Text
-			last.ev, last.id = ld, p.lastID
+	if n := len(p.queue); n > 0 && p.queue[n-1].id > p.barrier {
+		if merged, ok := mergeDeltas(p.queue[n-1].ev, ev); ok {
+			p.queue[n-1] = queued{id: p.lastID, ev: merged}
 			p.mu.Unlock()
 			p.signal()
 			return
@@ -172,14 +170,33 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.signal()
 }
 
+// mergeDeltas joins b to a when both are deltas of one kind (text or
+// thinking) of one message: the tab appends them alike.
+func mergeDeltas(a, b event.Event) (event.Event, bool) {
+	switch d := b.(type) {
+	case event.TextDelta:
+		if ld, ok := a.(event.TextDelta); ok && ld.Message == d.Message {
+			ld.Text += d.Text
+			return ld, true
+		}
+	case event.ThinkingDelta:
+		if ld, ok := a.(event.ThinkingDelta); ok && ld.Message == d.Message {
+			ld.Text += d.Text
+			return ld, true
+		}
+	}
+	return nil, false
+}
+
 // partial is the message streaming now. Its text and its rendered blocks
 // grow in builders: a long answer must not cost a copy of all it has so
 // far per delta. upto is where the blocks end in the text (UTF-16 units).
 type partial struct {
-	message string
-	text    strings.Builder
-	html    strings.Builder
-	upto    int
+	message  string
+	text     strings.Builder
+	html     strings.Builder
+	upto     int
+	thinking strings.Builder
 }
 
 // track keeps the streaming message up to date; p.mu is held.
@@ -192,6 +209,11 @@ func (p *publisher) track(ev event.Event) {
 			p.partial = &partial{message: e.Message}
 		}
 		p.partial.text.WriteString(e.Text)
+	case event.ThinkingDelta:
+		if p.partial == nil || p.partial.message != e.Message {
+			p.partial = &partial{message: e.Message}
+		}
+		p.partial.thinking.WriteString(e.Text)
 	case event.MessageBlocks:
 		// Always after the deltas that completed them: the text is there.
 		if p.partial != nil && p.partial.message == e.Message {
@@ -226,6 +248,7 @@ func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 		part = &event.Partial{
 			Message: p.partial.message, Text: p.partial.text.String(),
 			HTML: p.partial.html.String(), Upto: p.partial.upto,
+			Thinking: p.partial.thinking.String(),
 		}
 	}
 	return s, p.lastID, part
@@ -309,35 +332,49 @@ func sseEvent(f frame) *sse.Event {
 	return &sse.Event{ID: strconv.AppendInt(nil, f.id, 10), Event: []byte(f.ev.Name()), Data: f.data}
 }
 
-// merge folds consecutive text deltas of one message into one frame (with
-// the later id): a tab whose pump fell behind catches up with one write
-// instead of one per delta. Other frames keep their place.
+// merge folds consecutive deltas of one kind (text or thinking) of one
+// message into one frame (with the later id): a tab whose pump fell
+// behind catches up with one write instead of one per delta. Other frames
+// keep their place.
 func merge(batch []frame) []frame {
 	out := batch[:0]
 	for i := 0; i < len(batch); {
 		f := batch[i]
-		d, ok := f.ev.(event.TextDelta)
 		j := i + 1
-		for ok && j < len(batch) && sameMessage(batch[j], d.Message) {
-			j++
-		}
-		if j > i+1 {
+		switch d := f.ev.(type) {
+		case event.TextDelta:
 			var text strings.Builder
-			for _, g := range batch[i:j] {
-				text.WriteString(g.ev.(event.TextDelta).Text)
+			text.WriteString(d.Text)
+			for ; j < len(batch); j++ {
+				n, ok := batch[j].ev.(event.TextDelta)
+				if !ok || n.Message != d.Message {
+					break
+				}
+				text.WriteString(n.Text)
 			}
 			d.Text = text.String()
-			f = frame{id: batch[j-1].id, ev: d} // encoded when sent
+			if j > i+1 {
+				f = frame{id: batch[j-1].id, ev: d} // encoded when sent
+			}
+		case event.ThinkingDelta:
+			var text strings.Builder
+			text.WriteString(d.Text)
+			for ; j < len(batch); j++ {
+				n, ok := batch[j].ev.(event.ThinkingDelta)
+				if !ok || n.Message != d.Message {
+					break
+				}
+				text.WriteString(n.Text)
+			}
+			d.Text = text.String()
+			if j > i+1 {
+				f = frame{id: batch[j-1].id, ev: d} // encoded when sent
+			}
 		}
 		out = append(out, f)
 		i = j
 	}
 	return out
-}
-
-func sameMessage(f frame, message string) bool {
-	d, ok := f.ev.(event.TextDelta)
-	return ok && d.Message == message
 }
 
 // heartbeat sends a comment on every stream every interval, well inside the

@@ -18,7 +18,7 @@
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
 import { onNote } from './mentions.js';
-import { initThinking, onThinking } from './thinking.js';
+import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { initPanel } from './panel.js';
@@ -72,8 +72,10 @@ async function onSnapshot(d) {
   reconnected = false;
   setStatus(d.status, d.detail);
   if (typeof d.model === 'string') setModel(d.model);
-  if (d.partial) applyPartial(d.partial);
-  else if (!busy) settle();
+  if (d.partial) {
+    applyPartial(d.partial);
+    showPartialThinking(d.partial);
+  } else if (!busy) settle();
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
   renderQueued(Array.isArray(d.queued) ? d.queued : []);
   setProviderHelp(typeof d.provider_help === 'string' ? d.provider_help : '');

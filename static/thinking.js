@@ -90,12 +90,10 @@ export async function initThinking() {
   }
 }
 
-/** thinking.delta: the reasoning so far, in a folded block that opens.
- * @param {{message?: string, text?: string}} d */
-export function onThinking(d) {
-  if (!d?.message || typeof d.text !== 'string') return;
-  const m = messageEl(d.message);
-  if (!m) return;
+/** thinkingText is the text node of m's streaming thinking block, which
+ * it adds (folded, at the top of the answer) when m has none yet.
+ * @param {Element} m */
+function thinkingText(m) {
   let box = m.querySelector(':scope > details.thinking');
   if (!box) {
     box = el('details', 'thinking streaming');
@@ -110,7 +108,28 @@ export function onThinking(d) {
     if (head) head.after(box);
     else m.prepend(box);
   }
-  const node = box.querySelector('.thinking-text')?.firstChild;
+  return box.querySelector('.thinking-text')?.firstChild;
+}
+
+/** thinking.delta: the reasoning so far, in a folded block that opens.
+ * @param {{message?: string, text?: string}} d */
+export function onThinking(d) {
+  if (!d?.message || typeof d.text !== 'string') return;
+  const m = messageEl(d.message);
+  if (!m) return;
+  const node = thinkingText(m);
   if (node) node.textContent += d.text;
   keepBottom();
+}
+
+/** A snapshot's partial carries the thinking streamed so far: a tab that
+ * (re)connects mid-thought shows it, and the deltas after it append.
+ * Never taken back: a tab may already be further on.
+ * @param {{message?: string, thinking?: string}} p */
+export function showPartialThinking(p) {
+  if (!p?.message || typeof p.thinking !== 'string' || !p.thinking) return;
+  const m = messageEl(p.message);
+  if (!m || !('streaming' in /** @type {HTMLElement} */ (m).dataset)) return;
+  const node = thinkingText(m);
+  if (node && p.thinking.startsWith(node.textContent || '')) node.textContent = p.thinking;
 }

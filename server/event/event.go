@@ -69,6 +69,9 @@ type Partial struct {
 	Text    string `json:"text"`
 	HTML    string `json:"html,omitempty"`
 	Upto    int    `json:"upto,omitempty"`
+	// Thinking is the answer's reasoning so far (thinking.delta), which
+	// comes before its text.
+	Thinking string `json:"thinking,omitempty"`
 }
 
 // Queued is a message waiting for the running turn to end.
