@@ -40,6 +40,8 @@ type Document struct {
 	// Personality names a persona of the settings' personalities whose
 	// instructions join the system prompt; empty is none.
 	Personality string `json:"personality,omitempty"`
+	// Goal is the session's standing goal, if one was ever set (goal.go).
+	Goal *Goal `json:"goal,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
@@ -113,6 +115,9 @@ type Message struct {
 	// turn ran: it went in between two of the turn's model calls, after a
 	// tool round, and the model sees it beside that round's results.
 	Steer bool `json:"steer,omitzero"`
+	// Goal, on a user message myco wrote (not Human), says it starts
+	// turn Turn of Of of the standing goal (goal.go).
+	Goal *GoalTurn `json:"goal,omitempty"`
 	// Error, on an answer that failed (stop_reason "error"), says why in
 	// words for the person. It is shown with the answer, after a reload
 	// too, and never sent to the model. A failure before any text is an

@@ -70,6 +70,7 @@ type Header struct {
 	Scratchpad  *string    `json:"scratchpad,omitzero"`
 	Think       *string    `json:"think,omitzero"`
 	Personality *string    `json:"personality,omitzero"`
+	Goal        *Goal      `json:"goal,omitzero"`
 	Queued      *[]Queued  `json:"queued,omitzero"`
 	Notes       *[]Note    `json:"notes,omitzero"`
 	UpdatedAt   *time.Time `json:"updated_at,omitzero"`
@@ -94,6 +95,7 @@ func headerChange(a, b *Document) *Header {
 	set(a.Scratchpad != b.Scratchpad, func() { h.Scratchpad = &b.Scratchpad })
 	set(a.Think != b.Think, func() { h.Think = &b.Think })
 	set(a.Personality != b.Personality, func() { h.Personality = &b.Personality })
+	set(!sameGoal(a.Goal, b.Goal), func() { h.Goal = goalChange(b.Goal) })
 	set(!slices.EqualFunc(a.Queued, b.Queued, func(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text }),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
@@ -130,6 +132,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Personality != nil {
 		d.Personality = *h.Personality
+	}
+	if h.Goal != nil {
+		d.Goal = h.Goal.applied()
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued

@@ -93,6 +93,8 @@ type SessionView struct {
 	Profile      string
 	// NotificationsOff: see SessionViewOptions.
 	NotificationsOff bool
+	// Goal is the standing goal, shown in the bar above the composer.
+	Goal *session.Goal
 	// Usage is the token total of every response in the session.
 	Usage UsageView
 	// Context feeds the gauge of the context against the threshold.
@@ -377,6 +379,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		NotificationsOff: opts.NotificationsOff,
 		Usage:            sessionUsage(doc),
 		Context:          contextInfo(doc, opts.Context),
+		Goal:             doc.Goal,
 	}
 	if doc.Title == "" {
 		// A fork is named by the title recorded at the fork, as the

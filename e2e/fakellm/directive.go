@@ -23,6 +23,7 @@ type script struct {
 	stop     string // stop reason override, Anthropic words
 	title    string
 	hasSteps bool
+	goal     []goalEntry // [[goal: …]]: one entry per goal turn (goal.go)
 }
 
 // step is the reply to one model call. A nil text means "the default for
@@ -73,6 +74,8 @@ func (s *script) add(message *step, name, arg string) error {
 	switch name {
 	case "steps":
 		return s.addSteps(arg)
+	case "goal":
+		return s.addGoal(arg)
 	case "usage":
 		u, err := parseUsage(arg)
 		s.usage = &u

@@ -49,6 +49,7 @@ func (s *Server) plan(c *conversation) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
+	sc.goalSteps(human) // a goal turn's own steps (goal.go)
 	round := c.toolRounds(h)
 	r := c.scriptedReply(sc, human, round)
 	r.fault = s.faultFor(sc, human, round)

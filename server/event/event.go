@@ -27,6 +27,7 @@ var all = []Event{
 	Panel{},
 	Note{},
 	ThinkingDelta{},
+	Goal{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 
@@ -380,3 +381,17 @@ type ThinkingDelta struct {
 }
 
 func (ThinkingDelta) Name() string { return "thinking.delta" }
+
+// Goal is the session's standing goal as it changes: its text, turns, state
+// (running, paused, done, blocked, off; "" when the session has none) and
+// the agent's or myco's note, with the goal bar rendered.
+type Goal struct {
+	Text      string `json:"text"`
+	TurnsMax  int    `json:"turns_max"`
+	TurnsUsed int    `json:"turns_used"`
+	State     string `json:"state"`
+	Note      string `json:"note,omitempty"`
+	HTML      string `json:"html"`
+}
+
+func (Goal) Name() string { return "goal" }

@@ -59,6 +59,8 @@ type Options struct {
 	RenderToolCall   func(use session.Block) (string, error)
 	RenderToolResult func(result session.Block) (string, error)
 	RenderApproval   ApprovalRenderer
+	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
+	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose
 	// complete blocks go out as message.blocks; nil: text deltas only.
 	StreamRenderer func() StreamRenderer

@@ -34,7 +34,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
 	var thread session.Thread
 	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
-	msgs := s.withNotes(seen(thread.Messages))
+	msgs := goalRequest(s.withNotes(seen(thread.Messages)))
 	s.mu.Lock()
 	system := fmt.Sprintf(systemPrompt, s.cwd())
 	if s.shellNote != "" && !s.toldShell {
@@ -52,7 +52,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 		msgs = append([]session.Message{summaryMessage(thread.Summary)}, msgs...)
 	}
 	return llm.Request{
-		Model: modelID, System: system, Messages: normalize(msgs), Tools: toolDefs(), MaxTokens: maxOutputTokens,
+		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.withGoalTool(toolDefs()), MaxTokens: maxOutputTokens,
 	}, client, nil
 }
 

@@ -102,6 +102,7 @@ func newSession(m *Manager, w *session.Writer) *Session {
 		touched: m.opts.Now(),
 	}
 	w.View(func(d *session.Document) { s.shellNote = shellNote(d) })
+	s.pauseGoalOnOpen()
 	return s
 }
 
@@ -234,6 +235,8 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 	if err := s.checkImages(images); err != nil {
 		return "", "", err
 	}
+	// The person speaking pauses a running goal (goal.go says why).
+	s.pauseGoal("paused for the person's message; /goal resumes it")
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()

@@ -117,6 +117,9 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		s.archiveClaimed = true
 	}
 	s.mu.Unlock()
+	if slot.kind == slotTurn && !end.notStarted {
+		s.goalTurnEnded(end) // before done: a closing session still saves it
+	}
 	slot.cancel()
 	close(slot.done)
 
@@ -150,6 +153,8 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		s.startQueued(nextSlot, next)
 	case archiveNow:
 		go s.m.FinishArchive(s.id)
+	default:
+		s.continueGoal() // the goal's next turn, if it runs (goal.go)
 	}
 }
 

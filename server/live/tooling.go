@@ -106,6 +106,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runWriteFile(ctx, use)
 	case "edit_file":
 		out = s.runEditFile(ctx, use)
+	case goalTool:
+		out = s.runGoalStatus(use)
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
