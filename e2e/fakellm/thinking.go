@@ -87,11 +87,13 @@ func checkThinkingBlock(b anthropicBlock, role string) error {
 	}
 	if b.Type == "redacted_thinking" {
 		if b.Data != redactedData {
+			//lint:ignore ST1005 the Anthropic API's own wording, which clients may show
 			return fmt.Errorf("Invalid `data` in `redacted_thinking` block")
 		}
 		return nil
 	}
 	if b.Signature == "" || b.Signature != signature(b.Thinking) {
+		//lint:ignore ST1005 the Anthropic API's own wording, which clients may show
 		return fmt.Errorf("Invalid `signature` in `thinking` block")
 	}
 	return nil
