@@ -28,6 +28,7 @@ export const EV = Object.freeze({
   panel: 'panel',
   note: 'note',
   thinkingDelta: 'thinking.delta',
+  goal: 'goal',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',
