@@ -12,6 +12,7 @@ import (
 	"myco/server/live"
 	"myco/server/tools"
 	"myco/session"
+	"myco/web"
 )
 
 // Notes from elsewhere, the person's own commands (!command) and attached
@@ -70,7 +71,9 @@ func (s *Server) leaveNote(id, from, text string) (session.Note, error) {
 			return nil
 		})
 		if err == nil {
-			s.events.Publish(id, live.NoteEvent(n))
+			ev := live.NoteEvent(n)
+			ev.HTML, _ = web.NoteHTML(n) // without it the tab draws the card itself
+			s.events.Publish(id, ev)
 			return n, nil
 		}
 		if !errors.Is(err, session.ErrLocked) {

@@ -17,7 +17,7 @@
 //   <body data-page="session" data-session-id>
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
-import { onNote } from './mentions.js';
+import { onNote, syncNotes } from './mentions.js';
 import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
@@ -78,6 +78,7 @@ async function onSnapshot(d) {
   } else if (!busy) settle();
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
   renderQueued(Array.isArray(d.queued) ? d.queued : []);
+  syncNotes(Array.isArray(d.notes) ? d.notes : []);
   setProviderHelp(typeof d.provider_help === 'string' ? d.provider_help : '');
   setLockedBy(d.locked_by);
   keepBottom();

@@ -17,7 +17,7 @@ import { followBottom } from './scroll.js';
 import { stopTurn, turnRunning } from './status.js';
 import { queuedAnswer } from './queued.js';
 import { addUploaded, attachments, initImages } from './attachments.js';
-import { attachMentions, completePath, runOwnCommand } from './mentions.js';
+import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
 import { closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 
 const body = document.body;
@@ -143,6 +143,7 @@ async function sendMessage(raw, text) {
       note('Queued: it is sent when the running turn ends.');
     }
     clearSent(raw, sent);
+    clearChips(); // the attachments went with it
     // Whoever sends wants to see the answer come in.
     followBottom();
   } catch (err) {

@@ -6,14 +6,14 @@
 // attachMentions before it is sent; Tab after @ completes a path.
 
 import { api } from './http.js';
-import { showError } from './app.js';
+import { fragment, showError } from './app.js';
 import { el } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box } from './conversation.js';
 
 /**
  * @typedef {{id: string, kind: string, from?: string, text: string, at?: string,
- *   command?: string, exit?: number, path?: string, removed?: boolean}} NoteEvent
+ *   command?: string, exit?: number, path?: string, removed?: boolean, html?: string}} NoteEvent
  */
 
 /** @param {string} [at] */
@@ -46,6 +46,7 @@ export function onNote(d) {
     noteEl(d.id)?.remove();
     return;
   }
+  if (d.html) return placeRendered(d);
   if (d.kind === 'file') return addChip(d);
   if (d.kind === 'command') return commandCard(d);
   if (noteEl(d.id)) return;
@@ -59,6 +60,52 @@ export function onNote(d) {
   card.append(head, text);
   place(card);
 }
+
+/** placeRendered puts the server's card (or chip) for d where the page
+ * has it: a chip above the composer, a card at the end of the
+ * conversation; a command's outcome replaces its running card.
+ * @param {NoteEvent} d */
+function placeRendered(d) {
+  const node = fragment(d.html || '').firstElementChild;
+  if (!node) return;
+  const have = noteEl(d.id);
+  if (d.kind === 'file') {
+    if (!have) chips()?.append(node);
+    return;
+  }
+  if (have) {
+    if (typeof d.exit === 'number' && have.querySelector('[data-testid="command-output"]') === null) have.replaceWith(node);
+    return;
+  }
+  place(node);
+}
+
+/** syncNotes brings the page up to a snapshot's notes (a tab that
+ * reconnects missed their events): missing cards and chips are added, a
+ * finished command's outcome shown, and chips no longer waiting go (sent
+ * or removed meanwhile). Cards of notes already sent stay where they were.
+ * @param {NoteEvent[]} notes */
+export function syncNotes(notes) {
+  const waiting = new Set(notes.map((n) => n.id));
+  for (const chip of document.querySelectorAll('[data-testid="attachment-chip"]')) {
+    const id = /** @type {HTMLElement} */ (chip).dataset.noteId || '';
+    if (!waiting.has(id)) chip.remove();
+  }
+  for (const n of notes) onNote(n);
+}
+
+// A chip's × takes its attachment back (chips the page rendered too).
+document.addEventListener('click', async (e) => {
+  const x = e.target instanceof Element ? e.target.closest('[data-remove-note]') : null;
+  if (!(x instanceof HTMLElement)) return;
+  const id = x.dataset.removeNote || '';
+  try {
+    await api('DELETE', `${base()}/notes/${encodeURIComponent(id)}`);
+    noteEl(id)?.remove();
+  } catch (err) {
+    showError(`Could not remove the attachment: ${err instanceof Error ? err.message : err}`);
+  }
+});
 
 /** @param {NoteEvent} d */
 function commandCard(d) {
@@ -95,17 +142,17 @@ function addChip(d) {
   const x = el('button', 'mention-remove');
   x.type = 'button';
   x.textContent = '×';
+  x.dataset.removeNote = d.id;
   x.setAttribute('aria-label', `Remove ${d.path || 'attachment'}`);
-  x.addEventListener('click', async () => {
-    try {
-      await api('DELETE', `${base()}/notes/${encodeURIComponent(d.id)}`);
-      chip.remove();
-    } catch (err) {
-      showError(`Could not remove the attachment: ${err instanceof Error ? err.message : err}`);
-    }
-  });
   chip.append(x);
   bar.append(chip);
+}
+
+/** clearChips empties the bar of chips once the message they go with is
+ * sent: the attachments are the message's now (the server delivers every
+ * waiting note with it, or with the queued message when it starts). */
+export function clearChips() {
+  document.querySelector('[data-testid="mention-chips"]')?.remove();
 }
 
 /** @returns {HTMLElement | null} the bar of chips above the composer, made once */

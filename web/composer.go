@@ -1,17 +1,26 @@
 package web
 
-import "net/url"
+import (
+	"net/url"
+
+	"myco/session"
+)
 
 // ComposerView is the message box of a session the tab may write to. The
 // URLs become data attributes, so static/chat.js never builds a
 // session-specific path itself.
 type ComposerView struct {
 	SessionID string
+	// Waiting are the notes waiting for the next message: the attachments
+	// among them are chips above the message box (note.templ).
+	Waiting []session.Note
 }
 
 // Composer returns the composer of the session page; only a writable page
 // renders it.
-func (v SessionView) Composer() ComposerView { return ComposerView{SessionID: v.ID} }
+func (v SessionView) Composer() ComposerView {
+	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting}
+}
 
 // MessagesURL is where a message is posted.
 func (v ComposerView) MessagesURL() string { return apiURL(v.SessionID, "messages") }

@@ -339,6 +339,9 @@ type ThreadView struct {
 	// CarriedInto is set on the earlier thread whose last messages the
 	// latest thread carries.
 	CarriedInto bool
+	// Waiting, on the latest thread, are the notes waiting for the next
+	// message: cards after its messages, attachments above the composer.
+	Waiting []session.Note
 }
 
 // ReadOnly reports whether the page only shows the session: it is archived,
@@ -388,6 +391,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		v.Title = v.UntitledText()
 	}
 	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit)
+	v.Latest.Waiting = doc.PendingNotes()
 	v.Latest.Recent.AllowFork()
 	return v
 }

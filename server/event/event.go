@@ -60,6 +60,9 @@ type Snapshot struct {
 	Context      *Context       `json:"context,omitempty"`
 	LockedBy     *LockRef       `json:"locked_by,omitempty"`
 	ProviderHelp string         `json:"provider_help,omitempty"`
+	// Notes are the notes waiting for the next message and the person's
+	// commands still running, each with its html, oldest first.
+	Notes []Note `json:"notes,omitempty"`
 }
 
 // Partial is the answer streaming now: its whole text, and the blocks of
@@ -368,6 +371,9 @@ type Note struct {
 	Exit    *int      `json:"exit,omitempty"`
 	Path    string    `json:"path,omitempty"`
 	Removed bool      `json:"removed,omitempty"`
+	// HTML is the note's card, or its chip when it is an attachment, as
+	// the page renders it (a command's card running until Exit is set).
+	HTML string `json:"html,omitempty"`
 }
 
 func (Note) Name() string { return "note" }

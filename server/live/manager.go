@@ -59,6 +59,9 @@ type Options struct {
 	RenderToolCall   func(use session.Block) (string, error)
 	RenderToolResult func(result session.Block) (string, error)
 	RenderApproval   ApprovalRenderer
+	// RenderNote renders a waiting note's card (its chip, for an
+	// attachment), for the note event and a snapshot's notes.
+	RenderNote func(session.Note) (string, error)
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose

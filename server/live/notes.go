@@ -46,6 +46,35 @@ func NoteEvent(n session.Note) event.Note {
 	}
 }
 
+// noteEvent is NoteEvent with the note's card (or chip) rendered, as the
+// page shows it.
+func (s *Session) noteEvent(n session.Note) event.Note {
+	ev := NoteEvent(n)
+	if r := s.m.opts.RenderNote; r != nil {
+		html, err := r(n)
+		if err != nil {
+			s.m.log.Warn("render note failed", "session", s.id, "err", err)
+		}
+		ev.HTML = html
+	}
+	return ev
+}
+
+// noteEvents are what a snapshot carries for a tab that (re)connects:
+// the waiting notes, then the person's commands still running.
+func (s *Session) noteEvents() []event.Note {
+	var out []event.Note
+	s.w.View(func(d *session.Document) {
+		for _, n := range d.PendingNotes() {
+			out = append(out, s.noteEvent(n))
+		}
+	})
+	for _, n := range s.commands.running() {
+		out = append(out, s.noteEvent(n))
+	}
+	return out
+}
+
 // addNote saves n as waiting for the next message and tells the tabs.
 func (s *Session) addNote(n session.Note) (session.Note, error) {
 	if n.ID == "" {
@@ -69,7 +98,7 @@ func (s *Session) addNote(n session.Note) (session.Note, error) {
 		}
 		return session.Note{}, fmt.Errorf("save note: %w", err)
 	}
-	s.publish(NoteEvent(n))
+	s.publish(s.noteEvent(n))
 	return n, nil
 }
 

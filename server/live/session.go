@@ -160,6 +160,7 @@ func (s *Session) Snapshot() Snapshot {
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
 	})
 	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
+	snap.Notes = s.noteEvents()
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}

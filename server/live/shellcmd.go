@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,8 +41,8 @@ func (s *Session) RunCommand(command string) (string, error) {
 		s.mu.Unlock()
 	}
 	n := session.Note{ID: uuid.NewString(), Kind: session.NoteCommand, Command: command, At: s.m.opts.Now().UTC()}
-	ctx, done := s.commands.start(n.ID)
-	s.publish(NoteEvent(n)) // the card, running
+	ctx, done := s.commands.start(n)
+	s.publish(s.noteEvent(n)) // the card, running
 	go func() {
 		timeout := s.m.opts.CommandTimeout
 		res, err := shell.RunWithProgress(ctx, command, timeout, func(p []byte) {
@@ -66,34 +67,52 @@ func (s *Session) RunCommand(command string) (string, error) {
 // kills them as it kills the agent's: they run outside any turn, each
 // with a context of its own. The zero value is ready to use.
 type runningCommands struct {
-	mu     sync.Mutex
-	cancel map[string]context.CancelFunc
+	mu   sync.Mutex
+	runs map[string]runningCommand
 }
 
-// start gives the command id its context; done forgets it (and must be
-// called when the command ends).
-func (r *runningCommands) start(id string) (context.Context, func()) {
+type runningCommand struct {
+	note   session.Note // as it started: no outcome yet
+	cancel context.CancelFunc
+}
+
+// start gives the command of note n its context; done forgets it (and
+// must be called when the command ends).
+func (r *runningCommands) start(n session.Note) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.mu.Lock()
-	if r.cancel == nil {
-		r.cancel = map[string]context.CancelFunc{}
+	if r.runs == nil {
+		r.runs = map[string]runningCommand{}
 	}
-	r.cancel[id] = cancel
+	r.runs[n.ID] = runningCommand{note: n, cancel: cancel}
 	r.mu.Unlock()
 	return ctx, func() {
 		r.mu.Lock()
-		delete(r.cancel, id)
+		delete(r.runs, n.ID)
 		r.mu.Unlock()
 		cancel()
 	}
+}
+
+// running are the notes of the commands running now, oldest first: a
+// snapshot shows their cards.
+func (r *runningCommands) running() []session.Note {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]session.Note, 0, len(r.runs))
+	for _, c := range r.runs {
+		out = append(out, c.note)
+	}
+	slices.SortFunc(out, func(a, b session.Note) int { return a.At.Compare(b.At) })
+	return out
 }
 
 // stopAll cancels every running command and says whether there was one.
 func (r *runningCommands) stopAll() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, cancel := range r.cancel {
-		cancel()
+	for _, c := range r.runs {
+		c.cancel()
 	}
-	return len(r.cancel) > 0
+	return len(r.runs) > 0
 }

@@ -8,7 +8,8 @@ import (
 	"myco/server/event"
 )
 
-// Stop kills the person's running !command as it kills the agent's, even
+// Stop kills the person's running !command (which a snapshot shows
+// running, then with its outcome) as it kills the agent's, even
 // with no turn running; with nothing running it is still ErrNoTurn.
 func TestStopKillsARunningCommand(t *testing.T) {
 	e := newFileEnv(t)
@@ -26,6 +27,10 @@ func TestStopKillsARunningCommand(t *testing.T) {
 			break
 		}
 	}
+	// A tab that connects now gets the running command's card.
+	if notes := s.Snapshot().Notes; len(notes) != 1 || notes[0].ID != id || notes[0].Exit != nil || notes[0].Command == "" {
+		t.Fatalf("snapshot notes while running: %+v", notes)
+	}
 	if err := s.Stop(); err != nil {
 		t.Fatalf("Stop during a command = %v", err)
 	}
@@ -40,5 +45,9 @@ func TestStopKillsARunningCommand(t *testing.T) {
 	}
 	if err := s.Stop(); !errors.Is(err, ErrNoTurn) {
 		t.Errorf("Stop after the command ended = %v, want ErrNoTurn", err)
+	}
+	// Then its outcome, waiting for the next message.
+	if notes := s.Snapshot().Notes; len(notes) != 1 || notes[0].ID != id || notes[0].Exit == nil {
+		t.Errorf("snapshot notes after the command: %+v", notes)
 	}
 }
