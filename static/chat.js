@@ -21,6 +21,7 @@ import { onNote, syncNotes } from './mentions.js';
 import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
+import { onGoal } from './goal.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
 import { parseData } from './dom.js';
@@ -116,6 +117,7 @@ const handlers = {
   [EV.btwEnd]: onBtwEnd,
   [EV.note]: onNote,
   [EV.thinkingDelta]: onThinking,
+  [EV.goal]: onGoal,
 };
 
 // Events are handled one at a time, in order: a snapshot that waits for a

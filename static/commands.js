@@ -17,6 +17,7 @@ import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
 import { initPalette } from './palette.js';
 import { steerActions } from './steer.js';
+import { goalCommand } from './goal.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
 import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
@@ -204,6 +205,7 @@ const commandActions = {
   },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
+  goal: (arg) => goalCommand(arg),
   ...steerActions, // /steer, /queue, /btw, /usage
   help: () => {
     const panel = composer.querySelector('[data-command-help]');

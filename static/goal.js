@@ -1,0 +1,94 @@
+// The standing goal in the tab: /goal, the goal bar above the composer
+// (rendered by the server, web/goal.templ, and swapped in whole from each
+// goal event) and its Pause, Resume and Stop buttons.
+//
+//   #goal-bar[data-url] [data-goal-move="running|paused|off|dismiss"]
+
+import { api } from './http.js';
+import { fragment, showError } from './app.js';
+import { note, urls } from './composer.js';
+
+/**
+ * @typedef {{text: string, turns_max: number, turns_used: number, state: string, note?: string}} Goal
+ */
+
+// The bar's buttons work from the page's first paint, before any event:
+// one listener on the document, since the bar is replaced on each event.
+document.addEventListener('click', (e) => {
+  const t = e.target instanceof Element ? e.target.closest('#goal-bar [data-goal-move]') : null;
+  if (!(t instanceof HTMLElement)) return;
+  const bar = /** @type {HTMLElement | null} */ (t.closest('#goal-bar'));
+  const move = t.dataset.goalMove || '';
+  if (move === 'dismiss') {
+    if (bar) bar.hidden = true;
+    return;
+  }
+  moveGoal(bar?.dataset.url || goalURL(), move).catch((err) => showError(`The goal could not change: ${err.message}`));
+});
+
+/** @returns {string} */
+function goalURL() {
+  return `${urls.session}/goal`;
+}
+
+/**
+ * @param {string} url
+ * @param {string} state
+ * @returns {Promise<Goal | null>}
+ */
+async function moveGoal(url, state) {
+  const res = /** @type {{goal: Goal | null}} */ (state === 'off' ? await api('DELETE', url) : await api('PATCH', url, { state }));
+  return res?.goal || null;
+}
+
+/** onGoal swaps in the bar a goal event carries.
+ * @param {{html?: string} | null} d */
+export function onGoal(d) {
+  if (!d || typeof d.html !== 'string') return;
+  const old = document.getElementById('goal-bar');
+  const next = fragment(d.html).firstElementChild;
+  if (old && next) old.replaceWith(next);
+}
+
+/** @param {Goal} g */
+function goalText(g) {
+  const said = g.note ? ` (${g.note})` : '';
+  return `Goal: ${g.text} — turn ${g.turns_used} of ${g.turns_max}, ${g.state}${said}`;
+}
+
+/**
+ * /goal [--turns N] TEXT sets a goal; /goal alone shows it and resumes
+ * one that is paused or blocked; /goal off stops it after the current
+ * step, /goal pause pauses it.
+ * @param {string} arg
+ */
+export async function goalCommand(arg) {
+  const url = goalURL();
+  const words = arg.trim();
+  if (words === 'off' || words === 'pause') {
+    const g = await moveGoal(url, words === 'off' ? 'off' : 'paused');
+    note(g ? goalText(g) : 'No goal.', true);
+    return;
+  }
+  if (!words) {
+    const g = /** @type {{goal: Goal | null}} */ (await api('GET', url)).goal;
+    if (!g) {
+      note('No goal. /goal [--turns N] TEXT sets one.', true);
+      return;
+    }
+    const resumable = (g.state === 'paused' || g.state === 'blocked') && g.turns_used < g.turns_max;
+    note(goalText(resumable ? (await moveGoal(url, 'running')) || g : g), true);
+    return;
+  }
+  const m = /^--turns(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(words);
+  let turns = 0;
+  let text = words;
+  if (m) {
+    if (!/^\d+$/.test(m[1])) throw new Error(`--turns takes a number of turns, 1 to 100, not “${m[1]}”`);
+    turns = Number(m[1]);
+    text = m[2].trim();
+  }
+  if (!text) throw new Error('say what the goal is: /goal [--turns N] TEXT');
+  const res = /** @type {{goal: Goal}} */ (await api('POST', url, turns ? { text, turns } : { text }));
+  note(goalText(res.goal));
+}
