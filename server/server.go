@@ -99,7 +99,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		Events: hubPublisher{s.events}, Render: renderMessage,
 		RenderPanel:    func(d *session.Document) (string, error) { return web.RenderPanel(d, false) },
 		StreamRenderer: func() live.StreamRenderer { return web.NewStreamRenderer() },
-		RenderToolCall: web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML,
+		RenderToolCall: web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
 		RenderGoal: web.GoalHTML,
 		OwnerURL: s.URL(), DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
 		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,

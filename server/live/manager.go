@@ -59,6 +59,11 @@ type Options struct {
 	RenderToolCall   func(use session.Block) (string, error)
 	RenderToolResult func(result session.Block) (string, error)
 	RenderApproval   ApprovalRenderer
+	// SendNote leaves a note for session id from the agent of another
+	// (session_meta send_note) as POST /api/sessions/{id}/notes does: the
+	// live session when it is open in this process, else its document.
+	// nil: send_note is refused.
+	SendNote func(id, from, text string) (session.Note, error)
 	// RenderNote renders a waiting note's card (its chip, for an
 	// attachment), for the note event and a snapshot's notes.
 	RenderNote func(session.Note) (string, error)

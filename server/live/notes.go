@@ -268,6 +268,54 @@ func (s *Session) SendNote(from, text string) (session.Note, error) {
 	return s.addNote(session.Note{Kind: session.NoteText, From: strings.TrimSpace(from), Text: text})
 }
 
+// sendNoteFor is session_meta send_note: the agent leaves a note for
+// another session, through Options.SendNote (as POST …/notes does: the
+// live session when it is open here, else its document).
+func (s *Session) sendNoteFor(in tools.MetaInput) toolOutcome {
+	send := s.m.opts.SendNote
+	if send == nil {
+		return toolOutcome{output: "send_note: notes to other sessions are not available here", isError: true}
+	}
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return toolOutcome{output: "send_note needs a text", isError: true}
+	}
+	prefix := strings.TrimSpace(in.Session)
+	if prefix == "" {
+		return toolOutcome{output: "send_note needs a session: an ID or a unique prefix of one (query finds sessions)", isError: true}
+	}
+	id, err := s.m.opts.Store.Resolve(prefix)
+	if err != nil {
+		return toolOutcome{output: "send_note: " + err.Error(), isError: true}
+	}
+	if id == s.id {
+		return toolOutcome{output: "send_note: that is this session; write to your scratchpad instead", isError: true}
+	}
+	var title string
+	s.w.View(func(d *session.Document) { title = d.Title })
+	if _, err := send(id, noteSender(s.id, title), text); err != nil {
+		return toolOutcome{output: "send_note: " + err.Error(), isError: true}
+	}
+	return toolOutcome{output: "note left for session " + id + "; its agent gets it before its person's next message"}
+}
+
+// noteSender is how a note from another session's agent is signed: the
+// session's short ID, and its title when it has one (cut, as a note's
+// sender is held to 80 bytes).
+func noteSender(id, title string) string {
+	short := id
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	if title == "" {
+		return "session " + short
+	}
+	if r := []rune(title); len(r) > 40 {
+		title = string(r[:40]) + "…"
+	}
+	return fmt.Sprintf("session %s %q", short, title)
+}
+
 // Attach attaches a file or folder of the session's folder to the next
 // message, under read_file's rules (denied paths, links that lead there):
 // a file's numbered lines (up to maxAttachLines), which count as read, so

@@ -289,6 +289,9 @@ func (s *Session) runMeta(use session.Block) toolOutcome {
 	if in.Action == tools.MetaQuery {
 		return s.runQuery(in.Query)
 	}
+	if in.Action == tools.MetaSendNote {
+		return s.sendNoteFor(in) // notes.go
+	}
 	var output string
 	var changed bool
 	doc, err := s.Update(func(d *session.Document) error {

@@ -18,6 +18,7 @@ const (
 	MetaReadScratchpad  = "read_scratchpad"
 	MetaWriteScratchpad = "write_scratchpad"
 	MetaQuery           = "query"
+	MetaSendNote        = "send_note"
 )
 
 // ScratchpadMax is the largest scratchpad session_meta stores, in bytes.
@@ -30,6 +31,9 @@ const ScratchpadMax = 100 << 10
 var (
 	ErrMetaInput = errors.New("invalid session_meta input")
 	ErrMetaQuery = errors.New("session_meta query is answered by the session search")
+	// ErrMetaSendNote means the action is send_note, which the caller
+	// carries out: it writes to another session, not to doc.
+	ErrMetaSendNote = errors.New("session_meta send_note is delivered by the caller")
 )
 
 // MetaInput is the input of the session_meta tool.
@@ -40,6 +44,8 @@ type MetaInput struct {
 	LinkTitle string `json:"link_title,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Query     string `json:"query,omitempty"`
+	// Session is send_note's addressee: a session ID or a unique prefix.
+	Session string `json:"session,omitempty"`
 }
 
 // MetaDescription tells the model what session_meta does.
@@ -49,7 +55,10 @@ const MetaDescription = "Read and change this session's metadata. " +
 	"read_scratchpad / write_scratchpad {text}: your notes for this session (replaced whole, at most 100 KB); " +
 	"they survive compaction. " +
 	"query {query}: search every session of this profile (messages, scratchpads, titles, old transcripts) " +
-	"for messages holding all the words."
+	"for messages holding all the words. " +
+	"send_note {session, text}: leave a note for another session (its ID, or a unique prefix, as query shows it); " +
+	"its agent gets it, marked as from this session, before its person's next message, and its open tabs show it at once. " +
+	"Keep it short: a note reaches the model cut to 1,200 characters."
 
 // MetaSchema is the JSON schema of MetaInput.
 var MetaSchema = map[string]any{
@@ -57,12 +66,13 @@ var MetaSchema = map[string]any{
 	"properties": map[string]any{
 		"action": map[string]any{
 			"type": "string",
-			"enum": []string{MetaSetTitle, MetaAddLink, MetaRemoveLink, MetaReadScratchpad, MetaWriteScratchpad, MetaQuery},
+			"enum": []string{MetaSetTitle, MetaAddLink, MetaRemoveLink, MetaReadScratchpad, MetaWriteScratchpad, MetaQuery, MetaSendNote},
 		},
 		"title":      map[string]any{"type": "string", "description": "set_title: the new title."},
 		"url":        map[string]any{"type": "string", "description": "add_link, remove_link: an http or https URL."},
 		"link_title": map[string]any{"type": "string", "description": "add_link: what the link is."},
-		"text":       map[string]any{"type": "string", "description": "write_scratchpad: the whole new scratchpad."},
+		"text":       map[string]any{"type": "string", "description": "write_scratchpad: the whole new scratchpad. send_note: the note."},
+		"session":    map[string]any{"type": "string", "description": "send_note: the session to leave the note for, by ID or unique ID prefix."},
 		"query":      map[string]any{"type": "string", "description": "query: words to find, all of them, any case."},
 	},
 	"required":             []string{"action"},
@@ -89,6 +99,8 @@ func ApplyMeta(doc *session.Document, in MetaInput) (output string, changed bool
 		return writeScratchpad(doc, in.Text)
 	case MetaQuery:
 		return "", false, ErrMetaQuery
+	case MetaSendNote:
+		return "", false, ErrMetaSendNote
 	default:
 		return "", false, fmt.Errorf("%w: unknown action %q", ErrMetaInput, in.Action)
 	}

@@ -1,0 +1,44 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestAgentSendsNoteToAnotherSession: session_meta send_note leaves a note
+// for another session as POST …/notes does: in the document of a session
+// not open here, and through the live session (its tabs hear it) when it
+// is; a prefix names the session, and the note says which session sent it.
+func TestAgentSendsNoteToAnotherSession(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	from := cs.create("Sender")
+	to := cs.create("Addressee")
+	st := cs.stream(t, from.ID)
+	send := func(text string) {
+		t.Helper()
+		wantStatus(t, cs.send(from.ID, `[[tool:session_meta {"action":"send_note","session":"`+to.ID[:20]+`","text":"`+text+`"}]]`), http.StatusAccepted)
+		for _, ev := range st.until("turn.end") {
+			if ev.name == "tool.end" && data(t, ev)["is_error"] != false {
+				t.Fatalf("send_note failed: %s", ev.data)
+			}
+		}
+	}
+	send("build is green")
+	doc, err := cs.sessions.Load(to.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := doc.PendingNotes()
+	if len(notes) != 1 || notes[0].Text != "build is green" || !strings.HasPrefix(notes[0].From, "session "+from.ID[:8]) || !strings.Contains(notes[0].From, "Sender") {
+		t.Fatalf("addressee's notes %+v", notes)
+	}
+
+	// Open here: the live session takes it, and its tabs see the card.
+	other := cs.stream(t, to.ID)
+	send("deploy done")
+	evs := other.until("note")
+	if n := data(t, evs[len(evs)-1]); n["text"] != "deploy done" || !strings.Contains(n["html"].(string), "deploy done") {
+		t.Errorf("note event %v", n)
+	}
+}
