@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ type MessageView struct {
 	Role       string // "user" or "assistant"
 	Human      bool   // a person typed it
 	Steer      bool   // sent with /steer into a running turn
+	GoalTurn   string // "turn 3 of 10" on the message that starts a goal's turn
 	At         time.Time
 	Model      string
 	StopReason string
@@ -110,6 +112,8 @@ func (m MessageView) Label() string {
 		return "You · steer"
 	case m.Human:
 		return "You"
+	case m.GoalTurn != "":
+		return "Goal · " + m.GoalTurn
 	case m.onlyResults():
 		return "Tool results"
 	default:
@@ -197,7 +201,7 @@ func (m MessageView) ShowTime() bool { return m.Human && !m.At.IsZero() }
 // them out where they were recorded.
 func newMessageView(sessionID string, m session.Message, results map[string]*ToolResultView) (MessageView, []string) {
 	v := MessageView{
-		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, At: m.At,
+		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, GoalTurn: goalTurn(m.Goal), At: m.At,
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
 	}
 	if m.Error != nil {
@@ -297,4 +301,12 @@ func capOutput(s string) string {
 	}
 	cut := strings.ToValidUTF8(s[:maxOutput], "")
 	return cut + "\n… " + strconv.Itoa(len(s)-len(cut)) + " more bytes not shown"
+}
+
+// goalTurn is how the head of a goal turn's message names it.
+func goalTurn(g *session.GoalTurn) string {
+	if g == nil {
+		return ""
+	}
+	return fmt.Sprintf("turn %d of %d", g.Turn, g.Of)
 }

@@ -83,3 +83,21 @@ func TestCopyable(t *testing.T) {
 		})
 	}
 }
+
+func TestLabel(t *testing.T) {
+	text := []session.Block{{Type: session.BlockText, Text: "x"}}
+	tests := []struct {
+		m    session.Message
+		want string
+	}{
+		{session.Message{Role: "user", Human: true, Content: text}, "You"},
+		{session.Message{Role: "user", Human: true, Steer: true, Content: text}, "You · steer"},
+		{session.Message{Role: "user", Goal: &session.GoalTurn{Turn: 3, Of: 10}, Content: text}, "Goal · turn 3 of 10"},
+		{session.Message{Role: "assistant", Content: text}, "Agent"},
+	}
+	for _, tt := range tests {
+		if got := web.NewMessageView("s", tt.m).Label(); got != tt.want {
+			t.Errorf("Label() = %q, want %q", got, tt.want)
+		}
+	}
+}
