@@ -10,6 +10,7 @@ import { fragment, showError } from './app.js';
 import { el } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box } from './conversation.js';
+import { setRunning, setStatus, turnRunning } from './status.js';
 
 /**
  * @typedef {{id: string, kind: string, from?: string, text: string, at?: string,
@@ -46,6 +47,7 @@ export function onNote(d) {
     noteEl(d.id)?.remove();
     return;
   }
+  if (d.kind === 'command') commandRunning(typeof d.exit !== 'number');
   if (d.html) return placeRendered(d);
   if (d.kind === 'file') return addChip(d);
   if (d.kind === 'command') return commandCard(d);
@@ -59,6 +61,21 @@ export function onNote(d) {
   text.textContent = d.text;
   card.append(head, text);
   place(card);
+}
+
+/** While a !command runs, the Stop button (shown for a turn otherwise)
+ * stops it too; once it ends with no turn running, the chip says idle
+ * again (a stop of a command alone brings no status event).
+ * @param {boolean} on */
+function commandRunning(on) {
+  if (on) {
+    const stop = /** @type {HTMLElement | null} */ (document.querySelector('[data-composer] [data-stop]'));
+    if (stop) stop.hidden = false;
+  } else if (!turnRunning()) {
+    const chip = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="turn-status"]'));
+    if (chip?.dataset.status === 'stopping') setStatus('idle');
+    else setRunning(false);
+  }
 }
 
 /** placeRendered puts the server's card (or chip) for d where the page

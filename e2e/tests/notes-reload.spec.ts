@@ -51,3 +51,21 @@ test('waiting notes and chips survive a reload; chips clear when sent', async ({
   await page.reload();
   await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
 });
+
+// Stop reaches a !command too: the button shows while it runs, and the
+// outcome says it was stopped.
+test('Stop stops a running !command', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Stop a command', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const input = page.getByTestId('composer-input');
+  await input.fill('!echo started; sleep 60');
+  await input.press('Enter');
+  await expect(page.getByTestId('tool-live')).toContainText('started');
+  await page.getByTestId('stop-button').click();
+  await expect(page.getByTestId('command-output')).toContainText('stopped by the person');
+  await expect(page.getByTestId('stop-button')).toBeHidden();
+  await expect(page.getByTestId('turn-status')).toHaveAttribute('data-status', 'idle');
+});
