@@ -58,12 +58,13 @@ func (s *Server) leaveNote(id, from, text string) (session.Note, error) {
 	if archived, _ := s.opts.Sessions.IsArchived(id); archived {
 		return session.Note{}, fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
 	}
+	var err error
 	for range 2 {
 		if ls, ok := s.live.Get(id); ok {
 			return ls.SendNote(from, text)
 		}
 		n := session.Note{ID: uuid.NewString(), Kind: session.NoteText, From: from, Text: text, At: s.opts.Now().UTC()}
-		_, err := s.opts.Sessions.Update(id, func(d *session.Document) error {
+		_, err = s.opts.Sessions.Update(id, func(d *session.Document) error {
 			if d.Archived {
 				return fmt.Errorf("%w: archived sessions are read-only; restore it first", errReadOnly)
 			}
@@ -81,7 +82,8 @@ func (s *Server) leaveNote(id, from, text string) (session.Note, error) {
 		}
 		// Opened live between the two looks: go through it.
 	}
-	return session.Note{}, fmt.Errorf("leave a note for %s: %w", id, session.ErrLocked)
+	// Held by another process: its *LockedError names it (409 with its pid).
+	return session.Note{}, fmt.Errorf("leave a note for %s: %w", id, err)
 }
 
 // deleteNote takes back a note still waiting: an attachment the person

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"myco/session"
 )
 
 // TestAgentSendsNoteToAnotherSession: session_meta send_note leaves a note
@@ -40,5 +42,22 @@ func TestAgentSendsNoteToAnotherSession(t *testing.T) {
 	evs := other.until("note")
 	if n := data(t, evs[len(evs)-1]); n["text"] != "deploy done" || !strings.Contains(n["html"].(string), "deploy done") {
 		t.Errorf("note event %v", n)
+	}
+}
+
+// A note for a session another process holds is refused with who holds
+// it, not a 500.
+func TestNoteForASessionHeldElsewhere(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("Held")
+	l, err := ts.sessions.Lock(s.ID, session.Owner{PID: 31337})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	resp := ts.do("POST", "/api/sessions/"+s.ID+"/notes", strings.NewReader(`{"text":"hello"}`))
+	wantStatus(t, resp, http.StatusConflict)
+	if e := decode[struct{ PID int }](t, resp); e.PID != 31337 {
+		t.Errorf("pid %d, want 31337", e.PID)
 	}
 }
