@@ -80,6 +80,7 @@ async function onSnapshot(d) {
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
   renderQueued(Array.isArray(d.queued) ? d.queued : []);
   syncNotes(Array.isArray(d.notes) ? d.notes : []);
+  if (d.goal) onGoal(d.goal);
   setProviderHelp(typeof d.provider_help === 'string' ? d.provider_help : '');
   setLockedBy(d.locked_by);
   keepBottom();

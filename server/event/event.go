@@ -63,6 +63,9 @@ type Snapshot struct {
 	// Notes are the notes waiting for the next message and the person's
 	// commands still running, each with its html, oldest first.
 	Notes []Note `json:"notes,omitempty"`
+	// Goal is the session's standing goal as the goal event carries it,
+	// its bar rendered (the bar's empty state when there is none).
+	Goal *Goal `json:"goal,omitempty"`
 }
 
 // Partial is the answer streaming now: its whole text, and the blocks of

@@ -52,8 +52,13 @@ func TestGoalSurvivesARestartPaused(t *testing.T) {
 	if g := s.Goal(); g == nil || g.State != session.GoalPaused || g.TurnsUsed != 3 || !strings.Contains(g.Note, "restarted") {
 		t.Fatalf("goal on open %+v, want paused at 3 turns", g)
 	}
-	if st := s.Snapshot().Status; st != StatusIdle {
-		t.Fatalf("status %s on open: a restart started work", st)
+	snap := s.Snapshot()
+	if snap.Status != StatusIdle {
+		t.Fatalf("status %s on open: a restart started work", snap.Status)
+	}
+	// A tab that reconnects gets the goal, as a goal event carries it.
+	if snap.Goal == nil || snap.Goal.State != session.GoalPaused || snap.Goal.TurnsUsed != 3 {
+		t.Fatalf("snapshot goal %+v, want the paused goal", snap.Goal)
 	}
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("%d model calls on open", n)

@@ -155,10 +155,17 @@ func (s *Session) Snapshot() Snapshot {
 	if s.slot != nil && s.slot.kind == slotTurn {
 		snap.Turn = s.slot.turn
 	}
+	var goal *session.Goal
 	s.w.View(func(d *session.Document) {
 		usage := usageOf(d.Usage())
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
+		if d.Goal != nil {
+			g := *d.Goal
+			goal = &g
+		}
 	})
+	ge := s.GoalEvent(goal)
+	snap.Goal = &ge
 	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
 	snap.Notes = s.noteEvents()
 	for _, a := range s.approvals {
