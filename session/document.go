@@ -42,6 +42,12 @@ type Document struct {
 	Personality string `json:"personality,omitempty"`
 	// Goal is the session's standing goal, if one was ever set (goal.go).
 	Goal *Goal `json:"goal,omitempty"`
+	// Mode is "plan" while the agent may only read and plan (it changes
+	// no file); empty is build mode, where it works as usual.
+	Mode string `json:"mode,omitempty"`
+	// Todo is the agent's checklist for a task of several steps
+	// (todo_write, when the settings turn it on); replaced whole.
+	Todo []TodoItem `json:"todo,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
@@ -56,6 +62,27 @@ type Document struct {
 	Threads []Thread       `json:"threads"`
 	Unknown jsontext.Value `json:",embed"`
 }
+
+// ModePlan is the document's mode while plan mode is on.
+const ModePlan = "plan"
+
+// TodoItem is one step of the agent's checklist: State is todo, doing or
+// done.
+type TodoItem struct {
+	Text    string         `json:"text"`
+	State   string         `json:"state"`
+	Unknown jsontext.Value `json:",embed"`
+}
+
+// TodoList is a whole checklist, as a header change carries it.
+type TodoList []TodoItem
+
+// Todo states.
+const (
+	TodoPending = "todo"
+	TodoDoing   = "doing"
+	TodoDone    = "done"
+)
 
 // Parent records where a forked session came from.
 type Parent struct {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,6 +70,8 @@ type Header struct {
 	Think       *string    `json:"think,omitzero"`
 	Personality *string    `json:"personality,omitzero"`
 	Goal        *Goal      `json:"goal,omitzero"`
+	Mode        *string    `json:"mode,omitzero"`
+	Todo        *TodoList  `json:"todo,omitzero"`
 	Queued      *[]Queued  `json:"queued,omitzero"`
 	Notes       *[]Note    `json:"notes,omitzero"`
 	UpdatedAt   *time.Time `json:"updated_at,omitzero"`
@@ -96,6 +97,9 @@ func headerChange(a, b *Document) *Header {
 	set(a.Think != b.Think, func() { h.Think = &b.Think })
 	set(a.Personality != b.Personality, func() { h.Personality = &b.Personality })
 	set(!sameGoal(a.Goal, b.Goal), func() { h.Goal = goalChange(b.Goal) })
+	set(a.Mode != b.Mode, func() { h.Mode = &b.Mode })
+	set(!slices.EqualFunc(a.Todo, b.Todo, func(x, y TodoItem) bool { return x.Text == y.Text && x.State == y.State }),
+		func() { h.Todo = (*TodoList)(&b.Todo) })
 	set(!slices.EqualFunc(a.Queued, b.Queued, func(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text }),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
@@ -135,6 +139,12 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Goal != nil {
 		d.Goal = h.Goal.applied()
+	}
+	if h.Mode != nil {
+		d.Mode = *h.Mode
+	}
+	if h.Todo != nil {
+		d.Todo = *h.Todo
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued
@@ -226,9 +236,12 @@ const maxJournalLine = 64 << 20
 // that cannot be read makes the session damaged: replaying around it could
 // invent a conversation that never happened.
 func readJournal(path string, after int64) ([]Record, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path) // a FIFO or a link is damaged, not read
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, ErrDamaged) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
