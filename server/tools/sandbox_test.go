@@ -1,0 +1,106 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"myco/server/tools"
+)
+
+// sandbox probes bubblewrap. CI installs it (e2e/setup.sh), so there a
+// missing sandbox fails the test; elsewhere the test is skipped with why.
+func sandbox(t *testing.T) *tools.Sandbox {
+	t.Helper()
+	sb, err := tools.ProbeSandbox(context.Background())
+	if err != nil {
+		if !errors.Is(err, tools.ErrNoSandbox) {
+			t.Fatalf("probe error %v does not wrap ErrNoSandbox", err)
+		}
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must have a working bubblewrap (apt-get install -y bubblewrap): %v", err)
+		}
+		t.Skip(err)
+	}
+	return sb
+}
+
+// The sandboxed shell reads the folder and cannot change it: no new
+// file, no edit, no removal; writes to /tmp go to a private /tmp that is
+// gone after the command (the folder itself lives under /tmp here, bound
+// back read-only over it).
+func TestSandboxReadsButCannotWrite(t *testing.T) {
+	sb := sandbox(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello from a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		command  string
+		wantExit bool // exits 0
+		wantOut  string
+	}{
+		{"read", "cat a.txt", true, "hello from a"},
+		{"list", "ls", true, "a.txt"},
+		{"pwd", "pwd", true, dir},
+		{"create", "touch b.txt", false, "Read-only file system"},
+		{"redirect", "echo x > c.txt", false, "Read-only file system"},
+		{"change", "echo more >> a.txt", false, "Read-only file system"},
+		{"remove", "rm a.txt", false, "Read-only file system"},
+		{"private tmp", "echo scratch > /tmp/scratch && cat /tmp/scratch", true, "scratch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sb.Run(context.Background(), dir, tt.command, os.Environ(), time.Minute, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (res.ExitCode == 0) != tt.wantExit || !strings.Contains(res.Output, tt.wantOut) {
+				t.Errorf("%q: exit %d, output %q; want exit 0 = %v and %q", tt.command, res.ExitCode, res.Output, tt.wantExit, tt.wantOut)
+			}
+		})
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the folder changed: %v", entries)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != "hello from a\n" {
+		t.Errorf("a.txt is now %q", data)
+	}
+}
+
+// A command that outlives its timeout is killed with everything it
+// started, and says so as a Shell's does.
+func TestSandboxTimeout(t *testing.T) {
+	sb := sandbox(t)
+	res, err := sb.Run(context.Background(), t.TempDir(), "echo started; sleep 30 & sleep 30", nil, time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != 124 || !strings.Contains(res.Output, "started") {
+		t.Errorf("result %+v, want a timeout with the output before it", res)
+	}
+}
+
+// A stop (the context) ends the command and is an error wrapping it.
+func TestSandboxStop(t *testing.T) {
+	sb := sandbox(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	progress := func(p []byte) {
+		if strings.Contains(string(p), "ready") {
+			cancel()
+		}
+	}
+	_, err := sb.Run(ctx, t.TempDir(), "echo ready; sleep 30", nil, time.Minute, progress)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+}
