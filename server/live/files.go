@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -118,8 +119,19 @@ func (s *Session) applyChange(ctx context.Context, use session.Block, ch *tools.
 		out.record = func(b *session.Block) { b.Unknown = member }
 		return out
 	}
-	if ok, out := s.approveChange(ctx, use, ch); !ok {
+	accepted, ok, out := s.approveChange(ctx, use, ch)
+	if !ok {
 		return withDiff(out)
+	}
+	// Reviewed by hunk: only the accepted ones are written, over the same
+	// read, and the result's diff is theirs.
+	var sel tools.Selection
+	if accepted != nil {
+		part, picked, err := ch.Select(accepted)
+		if err != nil {
+			return withDiff(fileFailed(use.Name, err))
+		}
+		ch, sel = part, picked
 	}
 	// The person may have taken a while: a link on the way may have
 	// changed meanwhile, so the path is resolved and checked again.
@@ -135,13 +147,17 @@ func (s *Session) applyChange(ctx context.Context, use session.Block, ch *tools.
 		return withDiff(fileFailed(use.Name, err))
 	}
 	s.stamps.Wrote(ch.Real, st)
+	if sel.Partial() {
+		return withDiff(toolOutcome{output: sel.Summary(ch)})
+	}
 	return withDiff(toolOutcome{output: ch.Summary(edits)})
 }
 
 // approveChange asks the tab before a file changes, showing the diff,
 // unless settings or an earlier "allow for this session" of a file tool
 // allow it. It is approve with a diff, which approve has no way to show.
-func (s *Session) approveChange(ctx context.Context, use session.Block, ch *tools.Change) (bool, toolOutcome) {
+// accepted are the hunks the person kept (nil: all of them).
+func (s *Session) approveChange(ctx context.Context, use session.Block, ch *tools.Change) (accepted []int, ok bool, out toolOutcome) {
 	s.mu.Lock()
 	allowed := s.m.opts.AllowEdit
 	for _, name := range fileTools {
@@ -149,12 +165,42 @@ func (s *Session) approveChange(ctx context.Context, use session.Block, ch *tool
 	}
 	s.mu.Unlock()
 	if allowed {
-		return true, toolOutcome{}
+		return nil, true, toolOutcome{}
 	}
-	a := &approval{ToolUseID: use.ID, Name: use.Name, Input: rawJSON(use.Input), Diff: ch.Diff}
-	return s.askApproval(ctx, a,
+	a := &approval{ToolUseID: use.ID, Name: use.Name, Input: rawJSON(use.Input), Diff: ch.Diff, hunks: ch.HunkCount()}
+	ok, out = s.askApproval(ctx, a,
 		"The person denied this change to "+ch.Path+": the file is unchanged. Do not retry it; ask them what they want instead.",
 		"Not run: the person stopped the turn; the file is unchanged.")
+	// Approve set accepted before it sent the decision askApproval got.
+	return a.accepted, ok, out
+}
+
+// pick keeps the hunks a decision accepts, as indexes into the diff's
+// hunks; none accepted is a denial. s.mu is held.
+func (a *approval) pick(decision string, hunks []int) (string, error) {
+	if hunks == nil {
+		return decision, nil
+	}
+	if a.hunks == 0 {
+		return "", fmt.Errorf("%w: this approval has no hunks to pick from", ErrBadHunks)
+	}
+	seen := make([]bool, a.hunks)
+	var accepted []int
+	for _, i := range hunks {
+		if i < 0 || i >= a.hunks {
+			return "", fmt.Errorf("%w: %d is not one of 0 to %d", ErrBadHunks, i, a.hunks-1)
+		}
+		if !seen[i] {
+			seen[i] = true
+			accepted = append(accepted, i)
+		}
+	}
+	if len(accepted) == 0 {
+		return DecisionDeny, nil
+	}
+	slices.Sort(accepted)
+	a.accepted = accepted
+	return decision, nil
 }
 
 // fileTarget resolves a path the agent gave: relative to the session's

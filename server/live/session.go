@@ -29,6 +29,7 @@ var (
 	ErrNoTurn       = errors.New("no turn is running")
 	ErrNoApproval   = errors.New("no such pending approval")
 	ErrBadDecision  = errors.New("decision must be once, session or deny")
+	ErrBadHunks     = errors.New("hunks must be indexes of the change's hunks")
 	ErrNothingToRun = errors.New("nothing to retry: no message was sent yet")
 	ErrEmptyMessage = errors.New("the message is empty")
 	ErrStopped      = errors.New("stopped by the person")
@@ -83,7 +84,12 @@ type approval struct {
 	Name      string
 	Input     json.RawMessage
 	Diff      string
-	decided   chan string
+	// hunks is how many hunks of Diff the person may pick from (a file
+	// change's; 0: all or nothing); accepted, set before decided is sent,
+	// the ones they kept (nil: all). files.go.
+	hunks    int
+	accepted []int
+	decided  chan string
 }
 
 // event is the approval as the tabs see it.
@@ -168,6 +174,7 @@ func (s *Session) Snapshot() Snapshot {
 	snap.Goal = &ge
 	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
 	snap.Notes = s.noteEvents()
+	snap.Mode = s.Mode()
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}
@@ -476,6 +483,13 @@ func (s *Session) republish(id string) {
 
 // Approve answers a pending approval.
 func (s *Session) Approve(toolUseID, decision string) error {
+	return s.ApproveHunks(toolUseID, decision, nil)
+}
+
+// ApproveHunks answers a pending approval; for a file change, hunks are
+// the indexes (from 0) of the hunks of its diff accepted with once or
+// session: nil accepts all, none is a denial (files.go).
+func (s *Session) ApproveHunks(toolUseID, decision string, hunks []int) error {
 	switch decision {
 	case DecisionOnce, DecisionSession, DecisionDeny:
 	default:
@@ -483,6 +497,13 @@ func (s *Session) Approve(toolUseID, decision string) error {
 	}
 	s.mu.Lock()
 	a, ok := s.approvals[toolUseID]
+	if ok && decision != DecisionDeny {
+		var err error
+		if decision, err = a.pick(decision, hunks); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
 	if ok {
 		delete(s.approvals, toolUseID)
 		if decision == DecisionSession {
