@@ -241,7 +241,7 @@ func (s *Store) Sidecar(id, kind string) ([]byte, error) {
 	}
 	// An archive or restore cut short can leave a sidecar in the other folder.
 	for _, d := range []string{dir, other} {
-		data, err := os.ReadFile(filepath.Join(d, id+"."+kind))
+		data, err := readRegular(filepath.Join(d, id+"."+kind), MaxDocumentSize)
 		if !errors.Is(err, fs.ErrNotExist) {
 			return data, err
 		}

@@ -615,7 +615,9 @@ type miss struct {
 // docID reports whether a folder entry is a session document.
 func docID(e fs.DirEntry) (string, bool) {
 	id, ok := strings.CutSuffix(e.Name(), ".json")
-	if !ok || !e.Type().IsRegular() || ValidateID(id) != nil {
+	// Any kind of entry counts, not only regular files: a folder, FIFO or
+	// link named like a document is listed as damaged, saying what it is.
+	if !ok || ValidateID(id) != nil {
 		return "", false
 	}
 	return id, true
@@ -643,15 +645,27 @@ func (s *Store) summarize(misses []miss) []miss {
 }
 
 func summarizeFile(m miss) (sum Summary, gone bool) {
-	f, err := os.Open(m.path)
+	f, info, err := openRegular(m.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Summary{}, true
+	}
+	var damaged *DamagedError
+	if errors.As(err, &damaged) {
+		return Summary{ID: m.id, UpdatedAt: m.info.ModTime(), Damaged: damaged.Reason}, false
 	}
 	if err != nil {
 		return Summary{ID: m.id, UpdatedAt: m.info.ModTime(), Damaged: err.Error()}, false
 	}
 	defer f.Close()
-	sum, err = scanSummary(f, m.path, m.id)
+	if info.Size() > MaxDocumentSize {
+		return Summary{ID: m.id, UpdatedAt: m.info.ModTime(), Damaged: tooLarge(m.path, MaxDocumentSize).(*DamagedError).Reason}, false
+	}
+	r := newBoundedReader(f, MaxDocumentSize)
+	sum, err = scanSummary(r, m.path, m.id)
+	if r.Over() {
+		// Grown past the bound since the fstat: whatever the decoder said.
+		return Summary{ID: m.id, UpdatedAt: m.info.ModTime(), Damaged: tooLarge(m.path, MaxDocumentSize).(*DamagedError).Reason}, false
+	}
 	if err != nil {
 		sum.UpdatedAt = m.info.ModTime()
 	}

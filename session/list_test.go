@@ -38,9 +38,7 @@ func TestListOrderAndCounts(t *testing.T) {
 	writeFile(t, filepath.Join(dir, a+".readline"), "$ ls\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
 	writeFile(t, filepath.Join(dir, ".tmp-"+b+".json-123"), "{")
-	if err := os.Mkdir(filepath.Join(dir, "0193c7b2-0000-7000-8000-0000000000ff.json"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// (A folder named like a document is listed as damaged: see the hostile corpus.)
 
 	sum := func(id string, updated time.Time, threads, messages int) session.Summary {
 		return session.Summary{

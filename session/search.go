@@ -168,16 +168,24 @@ func (s *Store) readRaw(id string, buf []byte) (raw, grown []byte) {
 
 // appendFile appends the bytes of the file at path to buf.
 func appendFile(buf []byte, path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if err != nil {
 		return buf, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil {
-		buf = slices.Grow(buf, int(info.Size())+1)
+	if info.Size() > MaxDocumentSize {
+		return buf, tooLarge(path, MaxDocumentSize)
 	}
+	buf = slices.Grow(buf, int(info.Size())+1)
+	start := len(buf)
 	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
+		if len(buf)-start > MaxDocumentSize {
+			return buf, tooLarge(path, MaxDocumentSize)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), start+MaxDocumentSize+1)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
 			return buf, nil
@@ -349,15 +357,11 @@ func (s *Store) sidecarTail(id, kind string) string {
 // readTail reads at most the last n bytes of a file. A cut start drops its
 // partial first line; bytes that are not UTF-8 become U+FFFD.
 func readTail(path string, n int64) (string, error) {
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("read sidecar: %w", err)
-	}
 	off := max(info.Size()-n, 0)
 	data, err := io.ReadAll(io.NewSectionReader(f, off, n))
 	if err != nil {

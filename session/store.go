@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -227,20 +226,22 @@ func (s *Store) read(dir, id string) (*Document, error) {
 
 func (s *Store) loadFrom(dir, id string) (*Document, error) {
 	path := filepath.Join(dir, id+".json")
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
+		if errors.Is(err, ErrDamaged) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
+	data, err := readBounded(f, info, path, MaxDocumentSize)
 	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", id, err)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+		if errors.Is(err, ErrDamaged) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
 	doc, err := Decode(data, path, id)
@@ -356,7 +357,10 @@ func (s *Store) checkOverwrite(path, id string) error {
 	if s.knows(filepath.Dir(path), id, info) {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, MaxDocumentSize)
+	if errors.Is(err, ErrDamaged) {
+		return fmt.Errorf("save session %s: refusing to overwrite: %w", id, err)
+	}
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", id, err)
 	}
