@@ -93,6 +93,9 @@ func (s *Server) compactSession(c echo.Context) error {
 
 type approvalRequest struct {
 	Decision string `json:"decision"`
+	// Hunks, for a file change, are the indexes (from 0) of the hunks of
+	// its diff accepted: absent or null accepts all, [] is a denial.
+	Hunks []int `json:"hunks"`
 }
 
 func (s *Server) approve(c echo.Context) error {
@@ -104,7 +107,7 @@ func (s *Server) approve(c echo.Context) error {
 	if !ok {
 		return live.ErrNoApproval
 	}
-	if err := ls.Approve(c.Param("tool"), req.Decision); err != nil {
+	if err := ls.ApproveHunks(c.Param("tool"), req.Decision, req.Hunks); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]string{"decision": req.Decision})
@@ -147,7 +150,7 @@ func chatStatus(err error) (int, bool) {
 	// page only has to reload, so it is a conflict, not a server fault.
 	case errors.Is(err, live.ErrSessionClosed), errors.Is(err, live.ErrStopped):
 		return http.StatusConflict, true
-	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
+	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrBadHunks), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
 		errors.Is(err, live.ErrNothingToCompact):
 		return http.StatusBadRequest, true
 	case errors.Is(err, live.ErrClosed):
