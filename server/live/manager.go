@@ -119,6 +119,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	busy     map[string]chan struct{} // sessions an Exclusive operation is moving; closed when done
+	opening  map[string]chan struct{} // sessions Open is reading, outside mu; closed when done
 	closed   bool
 }
 
@@ -142,7 +143,7 @@ func NewManager(opts Options) *Manager {
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
-	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}}
+	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{}}
 }
 
 // Get returns the live session id if this process has it open.
@@ -157,18 +158,60 @@ func (m *Manager) Get(id string) (*Session, bool) {
 // if needed. A session locked by another process gives *session.LockedError;
 // an archived one is refused: it is read-only until restored.
 func (m *Manager) Open(id string) (*Session, error) {
+	// No lock of the manager is held while the session's files are read:
+	// a slow or hostile file would stall every page and event stream of
+	// every session. An opening placeholder makes a second Open of the
+	// same id wait for the first instead of racing it for the writer lock.
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	for {
+		if m.closed {
+			m.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s, ok := m.sessions[id]; ok {
+			m.mu.Unlock()
+			s.touch()
+			return s, nil
+		}
+		if _, busy := m.busy[id]; busy {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
+		}
+		opening, ok := m.opening[id]
+		if !ok {
+			break
+		}
+		m.mu.Unlock()
+		<-opening
+		m.mu.Lock()
+	}
+	opened := make(chan struct{})
+	m.opening[id] = opened
+	m.mu.Unlock()
+
+	s, err := m.openSession(id)
+
+	m.mu.Lock()
+	delete(m.opening, id)
+	close(opened)
+	closed := m.closed
+	if err == nil && !closed {
+		m.sessions[id] = s
+	}
+	m.mu.Unlock()
+	switch {
+	case err != nil:
+		return nil, err
+	case closed: // Close ran while the files were read
+		s.close()
 		return nil, ErrClosed
 	}
-	if s, ok := m.sessions[id]; ok {
-		s.touch()
-		return s, nil
-	}
-	if _, busy := m.busy[id]; busy {
-		return nil, fmt.Errorf("session %s is being archived or restored: %w", id, ErrReadOnly)
-	}
+	return s, nil
+}
+
+// openSession reads session id and takes its writer lock; the caller
+// holds its opening placeholder, not m.mu.
+func (m *Manager) openSession(id string) (*Session, error) {
 	if archived, err := m.opts.Store.IsArchived(id); err != nil {
 		return nil, err
 	} else if archived {
@@ -182,7 +225,6 @@ func (m *Manager) Open(id string) (*Session, error) {
 	// Messages still queued were saved by a process that ended before their
 	// turns: keep them as the person's messages; reopening runs nothing.
 	s.keepQueued()
-	m.sessions[id] = s
 	return s, nil
 }
 
@@ -246,7 +288,11 @@ func (m *Manager) exclusiveIf(id string, cond func(*Session) bool, fn func() err
 	for {
 		running, busy := m.busy[id]
 		if !busy {
-			break
+			// An Open reading the session finishes first: its session is
+			// then live, and closed below like any other.
+			if running, busy = m.opening[id]; !busy {
+				break
+			}
 		}
 		m.mu.Unlock()
 		<-running
