@@ -1,6 +1,10 @@
 package web
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
+
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -15,6 +19,89 @@ type ApprovalView struct {
 	Command   string    // bash's command
 	Input     string    // any other input, as indented JSON
 	Diff      *DiffView // a file tool's change; nil for other tools
+	// Hunks are the diff's hunks, each accepted or rejected on its own,
+	// when there are two or more (and the diff was not cut short); the
+	// diff's file header is DiffHead then.
+	Hunks    []ApprovalHunk
+	DiffHead []DiffLine
+}
+
+// ApprovalHunk is one hunk of a change waiting for approval, with its
+// own accept toggle: "Allow once" sends the indexes of those still
+// checked (static/approvals.js; server/live/files.go applies them).
+type ApprovalHunk struct {
+	Index, Of      int // from 0; of how many
+	First, Last    int // lines of the file as it is, context included
+	Added, Removed int
+	Lines          []DiffLine // the "@@" header first
+}
+
+// Label names the hunk's toggle.
+func (h ApprovalHunk) Label() string {
+	return "Accept hunk " + strconv.Itoa(h.Index+1) + " of " + strconv.Itoa(h.Of)
+}
+
+// Where says which lines it changes and by how much.
+func (h ApprovalHunk) Where() string {
+	where := "line " + strconv.Itoa(h.First)
+	if h.Last > h.First {
+		where = "lines " + strconv.Itoa(h.First) + "–" + strconv.Itoa(h.Last)
+	}
+	return where + " · +" + strconv.Itoa(h.Added) + " −" + strconv.Itoa(h.Removed)
+}
+
+// IndexText is the index the toggle's value carries.
+func (h ApprovalHunk) IndexText() string { return strconv.Itoa(h.Index) }
+
+// HunksStatus says how many hunks are accepted, as the card first shows
+// (all); static/approvals.js keeps it true.
+func (a ApprovalView) HunksStatus() string {
+	return "All " + strconv.Itoa(len(a.Hunks)) + " hunks accepted"
+}
+
+// hunkHeader reads where a hunk starts in the file as it is, and how many
+// of its lines it shows: "@@ -40,13 +40,14 @@".
+var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? `)
+
+// cutNote starts the note server/tools puts where it cut a long diff: a
+// cut diff does not show all its hunks, so it is taken whole or denied.
+const cutNote = `\ [diff cut here`
+
+// splitHunks cuts a diff into its file header and its hunks; no hunks
+// when it has fewer than two or was cut short.
+func splitHunks(d *DiffView) (head []DiffLine, hunks []ApprovalHunk) {
+	for _, l := range d.Lines {
+		switch {
+		case l.Kind == DiffNote && strings.HasPrefix(l.Text, cutNote):
+			return nil, nil
+		case l.Kind == DiffHunk:
+			h := ApprovalHunk{Index: len(hunks), First: 1}
+			count := 1
+			if m := hunkHeader.FindStringSubmatch(l.Text); m != nil {
+				h.First, _ = strconv.Atoi(m[1])
+				if m[2] != "" {
+					count, _ = strconv.Atoi(m[2])
+				}
+			}
+			h.Last = h.First + max(count, 1) - 1
+			hunks = append(hunks, h)
+		case len(hunks) == 0:
+			head = append(head, l)
+			continue
+		case l.Kind == DiffAdd:
+			hunks[len(hunks)-1].Added++
+		case l.Kind == DiffDel:
+			hunks[len(hunks)-1].Removed++
+		}
+		hunks[len(hunks)-1].Lines = append(hunks[len(hunks)-1].Lines, l)
+	}
+	if len(hunks) < 2 {
+		return nil, nil
+	}
+	for i := range hunks {
+		hunks[i].Of = len(hunks)
+	}
+	return head, hunks
 }
 
 // NewApprovalView returns the view of a pending approval from the fields
@@ -29,6 +116,9 @@ func NewApprovalView(toolUseID, name string, input []byte, diff string) Approval
 	// as its JSON, below.
 	_ = json.Unmarshal(input, &fields)
 	a.Path = fields.Path
+	if a.Diff != nil {
+		a.DiffHead, a.Hunks = splitHunks(a.Diff)
+	}
 	if a.Diff == nil {
 		a.Command = fields.Command
 		if a.Command == "" {
