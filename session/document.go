@@ -138,6 +138,9 @@ type Message struct {
 	// answer of the retry that replaced it: the model no longer sees it,
 	// the page shows it folded, and it is never deleted.
 	ReplacedBy string `json:"replaced_by,omitempty"`
+	// Undone says /undo took back the turn this message belongs to: the
+	// model no longer sees it, the page folds it, /redo clears it.
+	Undone bool `json:"undone,omitzero"`
 	// Steer, on a person's message, says it was sent with /steer while a
 	// turn ran: it went in between two of the turn's model calls, after a
 	// tool round, and the model sees it beside that round's results.

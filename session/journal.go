@@ -34,6 +34,9 @@ const (
 	OpHeader = "header"
 	// OpMark sets ReplacedBy on message ID of thread Thread.
 	OpMark = "mark"
+	// OpUndone sets Undone to Undone on messages IDs of thread Thread
+	// (/undo and /redo of a turn).
+	OpUndone = "undone"
 	// OpPartial starts an answer that streams in (Message, no content
 	// yet); OpDelta adds Text to it. The answer's OpMessage ends it.
 	OpPartial = "partial"
@@ -55,6 +58,8 @@ type Record struct {
 	ID         string         `json:"id,omitempty"`
 	Text       string         `json:"text,omitempty"`
 	ReplacedBy string         `json:"replaced_by,omitempty"`
+	IDs        []string       `json:"ids,omitempty"`
+	Undone     bool           `json:"undone,omitzero"`
 	Unknown    jsontext.Value `json:",embed"`
 }
 
@@ -184,6 +189,8 @@ func applyRecord(d *Document, r *Record) error {
 		i := slices.IndexFunc(t.Messages, func(m Message) bool { return m.ID == r.ID })
 		t.Messages = slices.Clone(t.Messages)
 		t.Messages[i].ReplacedBy = r.ReplacedBy
+	case OpUndone:
+		applyUndone(d, r)
 	case OpPartial, OpDelta, OpTool, OpOutput:
 		// Work in progress: only a replay after a crash keeps it (replay).
 	default:
@@ -220,6 +227,8 @@ func checkRecord(d *Document, r *Record) error {
 		if !slices.ContainsFunc(d.Threads[r.Thread].Messages, func(m Message) bool { return m.ID == r.ID }) {
 			return fmt.Errorf("mark for message %s, which thread %d does not hold", r.ID, r.Thread)
 		}
+	case OpUndone:
+		return checkUndone(d, r)
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ export const EV = Object.freeze({
   note: 'note',
   thinkingDelta: 'thinking.delta',
   goal: 'goal',
+  mode: 'mode',
+  planReady: 'plan.ready',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',

@@ -28,6 +28,7 @@ var all = []Event{
 	Note{},
 	ThinkingDelta{},
 	Goal{},
+	Mode{}, PlanReady{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 
@@ -66,6 +67,8 @@ type Snapshot struct {
 	// Goal is the session's standing goal as the goal event carries it,
 	// its bar rendered (the bar's empty state when there is none).
 	Goal *Goal `json:"goal,omitempty"`
+	// Mode is "plan" while plan mode is on, "build" otherwise.
+	Mode string `json:"mode,omitempty"`
 }
 
 // Partial is the answer streaming now: its whole text, and the blocks of
@@ -404,3 +407,19 @@ type Goal struct {
 }
 
 func (Goal) Name() string { return "goal" }
+
+// Mode is the session's mode as it changes: "plan" while plan mode is on
+// (the agent reads and plans, and changes no file), "build" otherwise.
+type Mode struct {
+	Mode string `json:"mode"`
+}
+
+// PlanReady says a turn ended in plan mode with its plan: the tab asks
+// "Build this plan?" with the card in HTML.
+type PlanReady struct {
+	Turn string `json:"turn"`
+	HTML string `json:"html"`
+}
+
+func (Mode) Name() string      { return "mode" }
+func (PlanReady) Name() string { return "plan.ready" }

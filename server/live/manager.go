@@ -11,7 +11,9 @@ import (
 
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/tools"
 	"myco/session"
+	"myco/snapshot"
 )
 
 // Publisher sends an event to every tab of a session; it never blocks.
@@ -67,6 +69,17 @@ type Options struct {
 	// RenderNote renders a waiting note's card (its chip, for an
 	// attachment), for the note event and a snapshot's notes.
 	RenderNote func(session.Note) (string, error)
+	// RenderPlanReady renders the "Build this plan?" card, for plan.ready
+	// (plan.go); nil: the event goes without it.
+	RenderPlanReady func() (string, error)
+	// ProbeSandbox finds plan mode's read-only sandbox (once per
+	// process); nil: tools.ProbeSandbox.
+	ProbeSandbox func(context.Context) (*tools.Sandbox, error)
+	// Snapshots keeps the session folder's snapshots around each turn,
+	// for /undo, /redo and /diff (undo.go); nil: undo is off.
+	Snapshots *snapshot.Store
+	// Todo offers the agent todo_write (settings todo; todo.go).
+	Todo bool
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose
@@ -121,6 +134,7 @@ type Manager struct {
 	busy     map[string]chan struct{} // sessions an Exclusive operation is moving; closed when done
 	opening  map[string]chan struct{} // sessions Open is reading, outside mu; closed when done
 	closed   bool
+	probe    sandboxProbe // plan mode's sandbox, found on first use (plan.go)
 }
 
 // ErrClosed means the process is shutting down.

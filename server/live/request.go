@@ -35,8 +35,9 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	var thread session.Thread
 	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
 	msgs := goalRequest(s.withNotes(seen(thread.Messages)))
+	plan := s.planSystem() // plan mode's rules (plan.go), found before mu
 	s.mu.Lock()
-	system := fmt.Sprintf(systemPrompt, s.cwd())
+	system := fmt.Sprintf(systemPrompt, s.cwd()) + plan
 	if s.shellNote != "" && !s.toldShell {
 		system += "\n\n" + s.shellNote
 	}
@@ -52,7 +53,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 		msgs = append([]session.Message{summaryMessage(thread.Summary)}, msgs...)
 	}
 	return llm.Request{
-		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.withGoalTool(toolDefs()), MaxTokens: maxOutputTokens,
+		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.withTodoTool(s.withGoalTool(toolDefs())), MaxTokens: maxOutputTokens,
 	}, client, nil
 }
 
@@ -71,14 +72,15 @@ func (s *Session) cwd() string {
 	return s.m.opts.DefaultCwd
 }
 
-// seen is what the model sees of a thread's messages: all but the answers
-// a retry replaced (kept in the document, folded on the page) and the
+// seen is what the model sees of a thread's messages: all but the turns
+// /undo took back and the answers a retry replaced (kept in the document,
+// folded on the page), and the
 // answers that are only an error (for the person: the model wrote none of
 // it). It always returns a new slice.
 func seen(msgs []session.Message) []session.Message {
 	out := make([]session.Message, 0, len(msgs))
 	for _, m := range msgs {
-		if m.ReplacedBy == "" && !onlyError(m) {
+		if m.ReplacedBy == "" && !m.Undone && !onlyError(m) {
 			out = append(out, m)
 		}
 	}

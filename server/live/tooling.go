@@ -92,6 +92,10 @@ func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 
 func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 	start := time.Now()
+	if out, refused := s.planRefusal(use); refused { // plan.go
+		out.took = time.Since(start)
+		return out
+	}
 	var out toolOutcome
 	switch use.Name {
 	case "bash":
@@ -108,6 +112,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runEditFile(ctx, use)
 	case goalTool:
 		out = s.runGoalStatus(use)
+	case todoTool:
+		out = s.runTodoWrite(use)
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
@@ -122,6 +128,9 @@ func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
 	}
 	if ok, out := s.approve(ctx, use, "bash", s.m.opts.AllowBash); !ok {
 		return out
+	}
+	if s.planMode() {
+		return s.runPlanBash(ctx, use, in) // a read-only sandbox (plan.go)
 	}
 	shell, note, err := s.ensureShell()
 	if err != nil {

@@ -24,9 +24,14 @@ func (s *Session) runTurn(slot *turnSlot, human string) {
 	s.enter(StatusThinking, "")
 	s.openSteers(slot)
 	go func() {
+		// The folder before the turn (what /undo goes back to) and
+		// after it (what /redo brings back): undo.go.
+		s.snapshotTurn(human, false)
 		stop, usage, err := s.turnLoop(slot)
 		s.closeSteers() // steers it did not take in wait for the next turn
+		s.snapshotTurn(human, true)
 		s.release(slot, turnEnd{stop: stop, usage: usage, err: err})
+		s.planReady(slot.turn, stop, err) // "Build this plan?" (plan.go)
 	}()
 }
 
