@@ -9,6 +9,12 @@
 //   [data-composer][data-approvals-url] [data-approvals]   where cards go
 //   [data-testid="approval"][data-tool-use-id]             a card
 //     button[data-decision="once"|"session"|"deny"]
+//     input[data-hunk-accept][value]                       a hunk's toggle (two or more hunks)
+//     [data-testid="approval-hunks-status"]                how many are accepted
+//
+// A change of two or more hunks is reviewed by hunk: "Allow once" (and
+// "Allow … for this session") send the indexes of the hunks still checked,
+// {decision, hunks}, when one is unchecked; none checked is a denial.
 //
 // The card's HTML comes from the server, already escaped, and is parsed
 // through a <template>.
@@ -44,14 +50,48 @@ document.addEventListener('click', (e) => {
   if (card && approvalsBox()?.contains(card) && !b.disabled) decide(card, b.dataset.decision);
 });
 
+// A hunk's toggle turned: the status says how many are now accepted.
+document.addEventListener('change', (e) => {
+  const box = e.target instanceof HTMLInputElement && e.target.matches('[data-hunk-accept]') ? e.target : null;
+  const card = box?.closest('[data-testid="approval"]');
+  if (card && approvalsBox()?.contains(card)) showHunks(card);
+});
+
+/** @param {Element} card */
+function hunkBoxes(card) {
+  return /** @type {HTMLInputElement[]} */ ([...card.querySelectorAll('input[data-hunk-accept]')]);
+}
+
+/** @param {Element} card */
+function showHunks(card) {
+  const boxes = hunkBoxes(card);
+  const n = boxes.filter((b) => b.checked).length;
+  const status = card.querySelector('[data-testid="approval-hunks-status"]');
+  if (!status) return;
+  status.textContent =
+    n === boxes.length ? `All ${n} hunks accepted`
+    : n === 0 ? 'No hunk accepted: allowing it changes nothing, as Deny would'
+    : `${n} of ${boxes.length} hunks accepted: only ${n === 1 ? 'it' : 'they'} will be written`;
+}
+
+// hunksOf is the indexes of the hunks accepted, or undefined when all are
+// (or the card has no toggles): the server then takes the change whole.
+/** @param {Element} card */
+function hunksOf(card) {
+  const boxes = hunkBoxes(card);
+  if (boxes.every((b) => b.checked)) return undefined;
+  return boxes.filter((b) => b.checked).map((b) => Number(b.value));
+}
+
 async function decide(card, decision) {
   // Asked before the buttons are disabled, which takes the focus away.
   const hadFocus = card.contains(document.activeElement);
-  const buttons = card.querySelectorAll('button');
+  const buttons = [...card.querySelectorAll('button'), ...hunkBoxes(card)];
+  const hunks = decision === 'deny' ? undefined : hunksOf(card);
   for (const b of buttons) b.disabled = true;
   card.setAttribute('aria-busy', 'true');
   try {
-    await api('POST', urls.approvals + encodeURIComponent(card.dataset.toolUseId), { decision });
+    await api('POST', urls.approvals + encodeURIComponent(card.dataset.toolUseId), hunks ? { decision, hunks } : { decision });
     card.remove();
     if (hadFocus || document.activeElement === document.body) focusNext();
   } catch (err) {
