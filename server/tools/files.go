@@ -155,6 +155,9 @@ var EditFileSchema = map[string]any{
 type Target struct {
 	Path string
 	Real string
+	// denied, when Resolve made the target, checks the opened file's
+	// identity: a hard link to a denied file (files_identity.go).
+	denied *Denied
 }
 
 // AbsPath makes p absolute: relative to cwd, or to home after "~/".

@@ -69,7 +69,7 @@ func (e *DeniedError) Unwrap() error { return ErrDenied }
 // it when it is denied. A file that does not exist yet is resolved
 // through its nearest existing folder.
 func (d *Denied) Resolve(abs string) (Target, error) {
-	t := Target{Path: abs}
+	t := Target{Path: abs, denied: d}
 	if err := d.check(abs, abs); err != nil {
 		return t, err
 	}

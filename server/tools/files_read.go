@@ -78,6 +78,10 @@ func openRegular(t Target) (*os.File, fs.FileInfo, error) {
 	if err == nil && (!os.SameFile(info, now) || !now.Mode().IsRegular()) {
 		err = fail(ErrNotFile, "%s changed while being opened", t.Path)
 	}
+	if err == nil {
+		// Checked on the opened file: a hard link made after Resolve is caught.
+		err = t.denied.checkIdentity(t, now)
+	}
 	if err != nil {
 		f.Close()
 		return nil, nil, err
