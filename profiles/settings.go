@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"slices"
+	"time"
 
 	"myco/internal/atomicfile"
 )
@@ -42,7 +44,30 @@ type Settings struct {
 	// Personalities are personas by name: instructions that join the
 	// system prompt of a session that picks one with /personality.
 	Personalities map[string]string `json:"personalities"`
+	// Todo offers the agent todo_write, a checklist for a task of
+	// several steps shown in the side panel; off unless set.
+	Todo bool `json:"todo"`
+	// ShellEnvDrop are the variables the agent's shell (bash, a person's
+	// !command) does not inherit from myco: names, glob patterns (AWS_*)
+	// or ShellEnvSecrets. The providers' api_key_env variables are
+	// dropped as well, always. ShellEnvKeep passes one on purpose.
+	ShellEnvDrop []string `json:"shell_env_drop"`
+	ShellEnvKeep []string `json:"shell_env_keep"`
+	// StreamIdleTimeout is how many seconds a model's answer may go
+	// without a byte (headers included) before myco counts the stream
+	// as broken, retries it and then fails the turn.
+	StreamIdleTimeout int `json:"stream_idle_timeout"`
 }
+
+// ShellEnvSecrets, as an entry of shell_env_drop, stands for every variable
+// whose name looks secret (…_API_KEY, …_TOKEN, …_PASSWORD): see
+// internal/redact.SecretName. server/tools.SecretNames is the same word.
+const ShellEnvSecrets = "@secrets"
+
+// defaultStreamIdleSeconds is long enough for a model that thinks before
+// its first token behind a slow proxy, short enough that a person does not
+// give up on the tab first.
+const defaultStreamIdleSeconds = 120
 
 // Provider says where a model provider is and which environment variable
 // holds its key; the key itself never lives in the file.
@@ -91,7 +116,29 @@ func DefaultSettings() Settings {
 		Notifications: &notify,
 		Think:         ThinkOff,
 		Personalities: map[string]string{},
+		ShellEnvDrop:  []string{ShellEnvSecrets},
+		ShellEnvKeep:  []string{},
+
+		StreamIdleTimeout: defaultStreamIdleSeconds,
 	}
+}
+
+// ShellEnvDropped returns what the agent's shell does not inherit: the
+// entries of shell_env_drop and every provider's api_key_env, which myco
+// itself needs and the shell never does.
+func (s Settings) ShellEnvDropped() []string {
+	drop := slices.Clone(s.ShellEnvDrop)
+	for _, name := range slices.Sorted(maps.Keys(s.Providers)) {
+		if env := s.Providers[name].APIKeyEnv; env != "" && !slices.Contains(drop, env) {
+			drop = append(drop, env)
+		}
+	}
+	return drop
+}
+
+// StreamIdle is stream_idle_timeout as a duration.
+func (s Settings) StreamIdle() time.Duration {
+	return time.Duration(s.StreamIdleTimeout) * time.Second
 }
 
 // CompactAt returns the context size in tokens at which automatic compaction

@@ -13,6 +13,11 @@ type fileSettings struct {
 	Notifications *bool                   `json:"notifications"`
 	Think         *string                 `json:"think"`
 	Personalities map[string]string       `json:"personalities"`
+	Todo          *bool                   `json:"todo"`
+	ShellEnvDrop  *[]string               `json:"shell_env_drop"`
+	ShellEnvKeep  *[]string               `json:"shell_env_keep"`
+	// StreamIdleTimeout is seconds.
+	StreamIdleTimeout *int `json:"stream_idle_timeout"`
 }
 
 type fileProvider struct {
@@ -54,10 +59,16 @@ func (f fileSettings) over(s Settings) Settings {
 		s.Notifications = f.Notifications
 	}
 	set(&s.Think, f.Think)
+	set(&s.Todo, f.Todo)
 	// Personas merge by name, as models do.
 	for name, text := range f.Personalities {
 		s.Personalities[name] = text
 	}
+	// Lists replace the default whole, as denied_paths: a person must be
+	// able to remove "@secrets".
+	set(&s.ShellEnvDrop, f.ShellEnvDrop)
+	set(&s.ShellEnvKeep, f.ShellEnvKeep)
+	set(&s.StreamIdleTimeout, f.StreamIdleTimeout)
 	return s
 }
 

@@ -31,6 +31,10 @@ func TestDefaultSettings(t *testing.T) {
 		Notifications: &yes,
 		Think:         "off",
 		Personalities: map[string]string{},
+		ShellEnvDrop:  []string{"@secrets"},
+		ShellEnvKeep:  []string{},
+
+		StreamIdleTimeout: 120,
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -116,6 +120,9 @@ var badSettings = []struct {
 		"compact_past_window.json", 3, 55,
 		`models["anthropic/claude-haiku-4-5"].auto_compact_at must not be larger than context_window (200000): it would never start`,
 	},
+	{"shell_env_keep_assignment.json", 3, 22, `shell_env_keep[0] must be a variable name or a pattern such as AWS_*, not "GITHUB_TOKEN=1"`},
+	{"shell_env_drop_bad_pattern.json", 2, 22, `shell_env_drop[0] is not a valid pattern: "[A-"`},
+	{"stream_idle_zero.json", 2, 26, "stream_idle_timeout must be a number of seconds, at least 1, not 0"},
 }
 
 func TestLoadSettingsRefusesBadFiles(t *testing.T) {
@@ -392,5 +399,20 @@ func TestModelLimits(t *testing.T) {
 		if m.ContextWindow != tt.window || m.CompactAt() != tt.limit {
 			t.Errorf("%s: window %d, compact at %d; want %d, %d", tt.model, m.ContextWindow, m.CompactAt(), tt.window, tt.limit)
 		}
+	}
+}
+
+func TestShellEnvDropped(t *testing.T) {
+	s := profiles.DefaultSettings()
+	s.Providers["local"] = profiles.Provider{BaseURL: "http://127.0.0.1:11434/v1", APIKeyEnv: "MY_LLM"}
+	s.Providers["nokey"] = profiles.Provider{BaseURL: "http://127.0.0.1:8080/v1"}
+	want := []string{"@secrets", "ANTHROPIC_API_KEY", "MY_LLM", "OPENAI_API_KEY"}
+	if diff := cmp.Diff(want, s.ShellEnvDropped()); diff != "" {
+		t.Errorf("ShellEnvDropped() mismatch (-want +got):\n%s", diff)
+	}
+	// A file that empties shell_env_drop still keeps provider keys out.
+	s.ShellEnvDrop = nil
+	if diff := cmp.Diff(want[1:], s.ShellEnvDropped()); diff != "" {
+		t.Errorf("ShellEnvDropped() without drop list mismatch (-want +got):\n%s", diff)
 	}
 }

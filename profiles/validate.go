@@ -39,6 +39,8 @@ func (s Settings) Validate() error {
 		checkApproval(keyPath("approvals", "edit"), s.Approvals.Edit),
 		s.checkDeniedPaths(),
 		s.checkSteering(),
+		s.checkShellEnv(),
+		s.checkStreamIdle(),
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -104,6 +104,8 @@ func (s *script) add(message *step, name, arg string) error {
 	case "title":
 		s.title = arg
 		return nil
+	case "silent", "hang": // silent.go
+		return s.addSilence(name, arg)
 	case "summary_fault":
 		_, err := parseFault(arg)
 		return err

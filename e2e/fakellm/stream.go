@@ -29,6 +29,9 @@ type emitter interface {
 // play streams r through e. It returns errCut when the connection must be
 // dropped, and the request's context error when the client went away.
 func play(ctx context.Context, e emitter, r reply) error {
+	if err := hold(ctx, r.fault, "hang"); err != nil { // silent.go
+		return err
+	}
 	if err := e.begin(); err != nil {
 		return err
 	}
@@ -48,6 +51,9 @@ func play(ctx context.Context, e emitter, r reply) error {
 		}
 	}
 	if r.fault != nil {
+		if err := hold(ctx, r.fault, "silent"); err != nil { // silent.go
+			return err
+		}
 		return inject(e, r.fault)
 	}
 	if err := playTool(&p, e, r); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -26,6 +27,7 @@ type anthropicClient struct {
 	name   string
 	sdk    anthropic.Client
 	images ImageReader
+	idle   time.Duration // see ProviderConfig.StreamIdle
 }
 
 var _ Client = (*anthropicClient)(nil)
@@ -53,7 +55,7 @@ func NewAnthropic(cfg ProviderConfig, images ImageReader) Client {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	return &anthropicClient{name: cfg.Name, sdk: anthropic.NewClient(opts...), images: images}
+	return &anthropicClient{name: cfg.Name, sdk: anthropic.NewClient(opts...), images: images, idle: streamIdle(cfg)}
 }
 
 // Stream sends req and streams the answer, text deltas to onText.
@@ -62,6 +64,9 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	if err != nil {
 		return Response{}, &Error{Provider: c.name, Err: err}
 	}
+	parent := ctx
+	ctx, unwatch := watch(ctx, c.idle)
+	defer unwatch()
 	stream := c.sdk.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc anthropic.Message
@@ -91,7 +96,10 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 		complete = complete || ev.Type == "message_stop"
 	}
 	if err := stream.Err(); err != nil {
-		return partialAnthropic(&acc, &g, req), c.classify(ctx, err, started)
+		if silent(parent, ctx) {
+			return partialAnthropic(&acc, &g, req), silentError(c.name, ctx)
+		}
+		return partialAnthropic(&acc, &g, req), c.classify(parent, err, started)
 	}
 	if !complete {
 		return partialAnthropic(&acc, &g, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}

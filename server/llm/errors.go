@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -75,8 +77,15 @@ const (
 // Failure is a failed call said in words a person can act on: what
 // happened, and where the fix is.
 type Failure struct {
-	Kind     string
-	Message  string
+	Kind string
+	// Message is one or two sentences: what failed and what to do.
+	Message string
+	// Reason is Message's first part, what failed, without the advice:
+	// for a line that says myco is retrying.
+	Reason string
+	// Details are the error as the SDK and the provider word it (status
+	// line, URL, request ID, body): for a fold, never the main text.
+	Details  string
 	Status   int    // the provider's HTTP status, 0 when there was none
 	Provider string // "" when the failure did not come from a provider
 }
@@ -84,33 +93,108 @@ type Failure struct {
 // Explain says why err failed, for the person rather than for a log: a
 // refused key names the variable it is read from (keyEnv gives it for a
 // provider, "" when the provider sends none; nil knows none), a busy
-// provider says to wait, an unreachable one names the URL.
+// provider says to wait, an unreachable one names the URL. A failure that
+// was retried (Retried) says how often.
 func Explain(err error, keyEnv func(provider string) string) Failure {
 	if errors.Is(err, ErrNoProvider) {
-		return Failure{Kind: FailNoProvider, Message: err.Error()}
+		return Failure{Kind: FailNoProvider, Message: err.Error(), Reason: err.Error()}
 	}
 	var e *Error
 	if !errors.As(err, &e) {
-		return Failure{Kind: FailOther, Message: err.Error()}
+		return Failure{Kind: FailOther, Message: err.Error(), Reason: err.Error()}
 	}
-	f := Failure{Kind: FailProvider, Status: e.Status, Provider: e.Provider}
+	f := Failure{Kind: FailProvider, Status: e.Status, Provider: e.Provider, Details: scrubURLs(err.Error())}
+	again := retriedAdvice(err)
+	var silence *SilentError
 	switch {
 	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
-		f.Kind, f.Message = FailAuth, refusedKey(e.Provider, keyEnv)
+		f.Kind, f.Reason = FailAuth, refusedKey(e.Provider, keyEnv)
 	case e.Status == http.StatusTooManyRequests:
-		f.Kind, f.Message = FailRateLimited, e.Provider+" is rate-limiting requests; wait a moment and retry."
+		f.Kind = FailRateLimited
+		f.Reason = fmt.Sprintf("The provider is rate-limiting requests (%s, %d).", e.Provider, e.Status)
+		f.Message = f.Reason + " " + again("try again in a minute.")
 	case e.Status == 529 || e.Status == http.StatusServiceUnavailable:
-		f.Kind, f.Message = FailOverloaded, e.Provider+" is overloaded; retry in a moment."
+		f.Kind = FailOverloaded
+		f.Reason = fmt.Sprintf("The provider is overloaded (%s, %d).", e.Provider, e.Status)
+		f.Message = f.Reason + " " + again("try again in a minute.")
 	case e.Status != 0:
-		f.Message = fmt.Sprintf("%s answered %d: %s", e.Provider, e.Status, providerMessage(e))
+		f.Reason = fmt.Sprintf("%s answered %d: %s", e.Provider, e.Status, providerMessage(e))
+	case errors.As(err, &silence):
+		f.Kind = FailOther
+		f.Reason = fmt.Sprintf("The model stopped answering (%s sent nothing for %s).", e.Provider, silence.Idle)
+		f.Message = f.Reason + " " + again("try again, and check the provider's status if it happens again.")
+	case e.Retryable && (errors.Is(err, errIncomplete) || strings.HasPrefix(e.Err.Error(), "stream broken")):
+		f.Kind = FailOther
+		f.Reason = fmt.Sprintf("The answer from %s was cut off: the connection broke.", e.Provider)
+		f.Message = f.Reason + " " + again("try again.")
 	default:
 		if where, reason, ok := unreachable(e.Err); ok {
-			f.Kind, f.Message = FailUnreachable, fmt.Sprintf("Could not reach %s: %s. Is the server running?", where, reason)
+			f.Kind, f.Reason = FailUnreachable, fmt.Sprintf("Could not reach %s: %s. Is the server running?", where, reason)
 		} else {
-			f.Kind, f.Message = FailOther, e.Error()
+			f.Kind, f.Reason = FailOther, e.Error()
 		}
 	}
+	if f.Message == "" {
+		f.Message = f.Reason
+	}
+	if f.Details == f.Message {
+		f.Details = ""
+	}
 	return f
+}
+
+// urlSecrets are the parts of a URL in an error that may hold a secret:
+// its user and password, and its query.
+var urlSecrets = regexp.MustCompile(`(https?://)[^/\s"@]*@|\?[^\s"]*`)
+
+// scrubURLs drops the credentials and queries of the URLs in s, for
+// details a person may paste into a bug report.
+func scrubURLs(s string) string {
+	return urlSecrets.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "?") {
+			return ""
+		}
+		return m[:strings.Index(m, "//")+2]
+	})
+}
+
+// Retried wraps the final failure of a call that was tried again n times
+// (the turn's retry policy), so that Explain can say so. n == 0 gives err.
+func Retried(err error, n int) error {
+	if err == nil || n == 0 {
+		return err
+	}
+	return &retriedError{n: n, err: err}
+}
+
+type retriedError struct {
+	n   int
+	err error
+}
+
+func (r *retriedError) Error() string { return fmt.Sprintf("%v (retried %s)", r.err, times(r.n)) }
+func (r *retriedError) Unwrap() error { return r.err }
+
+// retriedAdvice returns the advice of a transient failure: what myco did
+// already, then what the person can do.
+func retriedAdvice(err error) func(advice string) string {
+	var r *retriedError
+	return func(advice string) string {
+		if errors.As(err, &r) {
+			return "myco retried " + times(r.n) + "; " + advice
+		}
+		return strings.ToUpper(advice[:1]) + advice[1:]
+	}
+}
+
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // refusedKey is the message of a key the provider refused: which

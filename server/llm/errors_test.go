@@ -36,15 +36,15 @@ func TestExplainFaults(t *testing.T) {
 			"anthropic": "The API key was refused by anthropic. It is read from MY_ANTHROPIC_KEY (settings providers.anthropic.api_key_env).",
 		}},
 		{fault: "429", kind: llm.FailRateLimited, wantCode: 429, want: map[string]string{
-			"anthropic": "anthropic is rate-limiting requests; wait a moment and retry.",
-			"openai":    "openai is rate-limiting requests; wait a moment and retry.",
+			"anthropic": "The provider is rate-limiting requests (anthropic, 429). Try again in a minute.",
+			"openai":    "The provider is rate-limiting requests (openai, 429). Try again in a minute.",
 		}},
 		{fault: "529", kind: llm.FailOverloaded, wantCode: 529, want: map[string]string{
-			"anthropic": "anthropic is overloaded; retry in a moment.",
-			"openai":    "openai is overloaded; retry in a moment.",
+			"anthropic": "The provider is overloaded (anthropic, 529). Try again in a minute.",
+			"openai":    "The provider is overloaded (openai, 529). Try again in a minute.",
 		}},
 		{fault: "503", kind: llm.FailOverloaded, wantCode: 503, want: map[string]string{
-			"anthropic": "anthropic is overloaded; retry in a moment.",
+			"anthropic": "The provider is overloaded (anthropic, 503). Try again in a minute.",
 		}},
 		// Any other answer: the provider's own message from its error body.
 		{fault: "400", kind: llm.FailProvider, wantCode: 400, want: map[string]string{
@@ -118,27 +118,42 @@ func TestExplain(t *testing.T) {
 		{
 			name: "unknown host, without the credentials or query of its URL",
 			err:  &llm.Error{Provider: "openai", Err: dns},
-			want: llm.Failure{Kind: llm.FailUnreachable, Provider: "openai", Message: "Could not reach https://llm.invalid/v1/chat/completions: no such host llm.invalid. Is the server running?"},
+			want: llm.Failure{
+				Kind: llm.FailUnreachable, Provider: "openai",
+				Message: "Could not reach https://llm.invalid/v1/chat/completions: no such host llm.invalid. Is the server running?",
+				Reason:  "Could not reach https://llm.invalid/v1/chat/completions: no such host llm.invalid. Is the server running?",
+				Details: `openai: Post "https://llm.invalid/v1/chat/completions": dial tcp: lookup llm.invalid: no such host`,
+			},
 		},
 		{
 			name: "a refused key of anthropic without settings names the default variable",
 			err:  &llm.Error{Provider: "anthropic", Status: 401, Err: errors.New("401 Unauthorized")},
-			want: llm.Failure{Kind: llm.FailAuth, Status: 401, Provider: "anthropic", Message: "The API key was refused by anthropic. It is read from ANTHROPIC_API_KEY (settings providers.anthropic.api_key_env)."},
+			want: llm.Failure{
+				Kind: llm.FailAuth, Status: 401, Provider: "anthropic",
+				Message: "The API key was refused by anthropic. It is read from ANTHROPIC_API_KEY (settings providers.anthropic.api_key_env).",
+				Reason:  "The API key was refused by anthropic. It is read from ANTHROPIC_API_KEY (settings providers.anthropic.api_key_env).",
+				Details: "anthropic: status 401: 401 Unauthorized",
+			},
 		},
 		{
 			name: "no provider says how to configure one",
 			err:  fmt.Errorf("model x/y: provider \"x\": set providers.x: %w", llm.ErrNoProvider),
-			want: llm.Failure{Kind: llm.FailNoProvider, Message: "model x/y: provider \"x\": set providers.x: no provider configured"},
+			want: llm.Failure{Kind: llm.FailNoProvider, Message: "model x/y: provider \"x\": set providers.x: no provider configured", Reason: "model x/y: provider \"x\": set providers.x: no provider configured"},
 		},
 		{
-			name: "a broken stream keeps its words",
+			name: "a broken stream says so, its words behind the fold",
 			err:  &llm.Error{Provider: "anthropic", Retryable: true, Err: errors.New("stream broken: unexpected EOF")},
-			want: llm.Failure{Kind: llm.FailOther, Provider: "anthropic", Message: "anthropic: stream broken: unexpected EOF"},
+			want: llm.Failure{
+				Kind: llm.FailOther, Provider: "anthropic",
+				Message: "The answer from anthropic was cut off: the connection broke. Try again.",
+				Reason:  "The answer from anthropic was cut off: the connection broke.",
+				Details: "anthropic: stream broken: unexpected EOF",
+			},
 		},
 		{
 			name: "not a model failure",
 			err:  errors.New("the turn stopped after 100 tool rounds"),
-			want: llm.Failure{Kind: llm.FailOther, Message: "the turn stopped after 100 tool rounds"},
+			want: llm.Failure{Kind: llm.FailOther, Message: "the turn stopped after 100 tool rounds", Reason: "the turn stopped after 100 tool rounds"},
 		},
 	}
 	for _, tt := range tests {
@@ -147,5 +162,41 @@ func TestExplain(t *testing.T) {
 				t.Errorf("Explain = %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// An overload inside a 200 stream, retried twice, reads as one sentence
+// that names what failed and what to do; the SDK's words ("status 529",
+// "200 OK", the request's URL and ID) stay in the details. Before, the
+// message was the SDK's error whole.
+func TestExplainOverloadInStreamAfterRetries(t *testing.T) {
+	srv := fakellm.Start(t)
+	_, _, err := stream(t, providers[0].client(srv, nil), request(human("[[text:10]] [[fault:error]]")))
+	got := llm.Explain(llm.Retried(err, 2), nil)
+	want := "The provider is overloaded (anthropic, 529). myco retried twice; try again in a minute."
+	if got.Message != want || got.Kind != llm.FailOverloaded {
+		t.Errorf("Explain = %+v\nwant message %q", got, want)
+	}
+	if got.Reason != "The provider is overloaded (anthropic, 529)." {
+		t.Errorf("reason = %q", got.Reason)
+	}
+	if !strings.Contains(got.Details, "529") || !strings.Contains(got.Details, "retried twice") {
+		t.Errorf("details = %q, want the raw error", got.Details)
+	}
+}
+
+func TestExplainRetriedCounts(t *testing.T) {
+	base := &llm.Error{Provider: "openai", Status: 429, Retryable: true, Err: errors.New("429 Too Many Requests")}
+	for n, want := range map[int]string{
+		0: "The provider is rate-limiting requests (openai, 429). Try again in a minute.",
+		1: "The provider is rate-limiting requests (openai, 429). myco retried once; try again in a minute.",
+		3: "The provider is rate-limiting requests (openai, 429). myco retried 3 times; try again in a minute.",
+	} {
+		if got := llm.Explain(llm.Retried(base, n), nil).Message; got != want {
+			t.Errorf("retried %d: %q, want %q", n, got, want)
+		}
+	}
+	if !llm.IsRetryable(llm.Retried(base, 2)) {
+		t.Error("a retried error is no longer retryable")
 	}
 }

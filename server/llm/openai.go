@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/openai/openai-go/v3"
@@ -23,6 +24,7 @@ type openaiClient struct {
 	// official is api.openai.com, which takes max_completion_tokens; the
 	// local servers (Ollama, llama.cpp, vLLM) know max_tokens.
 	official bool
+	idle     time.Duration // see ProviderConfig.StreamIdle
 }
 
 var _ Client = (*openaiClient)(nil)
@@ -52,6 +54,7 @@ func NewOpenAI(cfg ProviderConfig, images ImageReader) Client {
 		sdk:      openai.NewChatCompletionService(opts...),
 		images:   images,
 		official: isOfficialOpenAI(cfg.BaseURL),
+		idle:     streamIdle(cfg),
 	}
 }
 
@@ -66,6 +69,9 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(stri
 	if err != nil {
 		return Response{}, &Error{Provider: c.name, Err: err}
 	}
+	parent := ctx
+	ctx, unwatch := watch(ctx, c.idle)
+	defer unwatch()
 	stream := c.sdk.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
@@ -88,7 +94,10 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(stri
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return c.partial(&acc, &th, req), c.classify(ctx, err, started)
+		if silent(parent, ctx) {
+			return c.partial(&acc, &th, req), silentError(c.name, ctx)
+		}
+		return c.partial(&acc, &th, req), c.classify(parent, err, started)
 	}
 	// A stream that stops without a finish_reason was cut, however
 	// cleanly it closed.

@@ -27,6 +27,10 @@ type ProviderConfig struct {
 	Name    string // the provider's name in settings, used in errors
 	BaseURL string // OpenAI-compatible: includes /v1; Anthropic: the root
 	APIKey  string // empty sends no key
+	// StreamIdle fails a stream with no byte (headers included) for
+	// this long as a broken one (ErrSilent); 0 means DefaultStreamIdle,
+	// negative never.
+	StreamIdle time.Duration
 }
 
 // Registry holds a client per configured provider, built once from the
@@ -36,6 +40,7 @@ type Registry struct {
 	problems     map[string]problem // providers named in settings that cannot be called
 	keyEnv       map[string]string  // the variable holding each provider's key
 	settingsPath string
+	idle         time.Duration // settings stream_idle_timeout
 }
 
 // NewRegistry builds the clients of every provider the settings name and
@@ -47,7 +52,7 @@ func NewRegistry(settings profiles.Settings, getenv func(string) string, images 
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	r := &Registry{clients: map[string]Client{}, problems: map[string]problem{}, keyEnv: map[string]string{}}
+	r := &Registry{clients: map[string]Client{}, problems: map[string]problem{}, keyEnv: map[string]string{}, idle: settings.StreamIdle()}
 	for name, p := range settings.Providers {
 		r.add(name, p, getenv, images)
 	}
@@ -67,7 +72,7 @@ func (r *Registry) add(name string, p profiles.Provider, getenv func(string) str
 		keyEnv = defaultAnthropicKeyEnv
 	}
 	r.keyEnv[name] = keyEnv
-	cfg := ProviderConfig{Name: name, BaseURL: p.BaseURL}
+	cfg := ProviderConfig{Name: name, BaseURL: p.BaseURL, StreamIdle: r.idle}
 	if keyEnv != "" {
 		cfg.APIKey = getenv(keyEnv)
 	}
@@ -191,9 +196,11 @@ func (r *Registry) anthropicKeyEnv() string {
 func httpClient() *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok { // replaced by a wrapper (tracing): keep it as it is
-		return &http.Client{Transport: http.DefaultTransport}
+		return &http.Client{Transport: idleTransport{http.DefaultTransport}}
 	}
 	t = t.Clone()
+	// The stream's watchdog (idle.go) notices a silent server much
+	// sooner; this bounds a request made without one.
 	t.ResponseHeaderTimeout = 5 * time.Minute
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: idleTransport{t}}
 }
