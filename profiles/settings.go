@@ -47,6 +47,9 @@ type Settings struct {
 	// Todo offers the agent todo_write, a checklist for a task of
 	// several steps shown in the side panel; off unless set.
 	Todo bool `json:"todo"`
+	// Undo snapshots each session's folder around every turn, for /undo,
+	// /redo and /diff. A pointer, as RedactSecrets: unset is on.
+	Undo *bool `json:"undo"`
 	// ShellEnvDrop are the variables the agent's shell (bash, a person's
 	// !command) does not inherit from myco: names, glob patterns (AWS_*)
 	// or ShellEnvSecrets. The providers' api_key_env variables are
@@ -155,6 +158,9 @@ func (m Model) CompactAt() int {
 func (s Settings) RedactsSecrets() bool {
 	return s.RedactSecrets == nil || *s.RedactSecrets
 }
+
+// Undoes reports whether turns are snapshotted for /undo (unset: yes).
+func (s Settings) Undoes() bool { return s.Undo == nil || *s.Undo }
 
 // Notifies reports whether session tabs may notify the person; unset
 // means yes.

@@ -11,6 +11,7 @@ type fileSettings struct {
 	DeniedPaths   *[]string               `json:"denied_paths"`
 	RedactSecrets *bool                   `json:"redact_secrets"`
 	Notifications *bool                   `json:"notifications"`
+	Undo          *bool                   `json:"undo"`
 	Think         *string                 `json:"think"`
 	Personalities map[string]string       `json:"personalities"`
 	Todo          *bool                   `json:"todo"`
@@ -54,6 +55,9 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.DeniedPaths, f.DeniedPaths)
 	if f.RedactSecrets != nil {
 		s.RedactSecrets = f.RedactSecrets
+	}
+	if f.Undo != nil {
+		s.Undo = f.Undo
 	}
 	if f.Notifications != nil {
 		s.Notifications = f.Notifications

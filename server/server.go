@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"path/filepath"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,7 @@ import (
 	"myco/session"
 	"myco/web"
 )
+	"myco/snapshot"
 
 // Options are what a Server is built from. Sessions, Images and Token are
 // required; the rest have defaults.
@@ -111,6 +113,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 			m := opts.Settings.ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
+		Snapshots:  snapshotStore(opts),
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{
@@ -149,4 +152,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.live.Close()
 	s.events.close()
 	return s.http.Shutdown(ctx)
+}
+
+// snapshotStore is the profile's snapshot store for /undo, /redo and
+// /diff; nil when settings say undo: false (or there is no profile).
+func snapshotStore(opts Options) *snapshot.Store {
+	if !opts.Settings.Undoes() || opts.ProfileDir == "" {
+		return nil
+	}
+	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"))
 }
