@@ -63,6 +63,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/goal", s.postGoal)
 	api.PATCH("/sessions/:id/goal", s.patchGoal)
 	api.DELETE("/sessions/:id/goal", s.deleteGoal)
+	api.PUT("/sessions/:id/mode", s.putMode)
 	api.GET("/sessions/:id/undo", s.getUndo)
 	api.POST("/sessions/:id/undo", s.postUndo)
 	api.GET("/sessions/:id/redo", s.getRedo)

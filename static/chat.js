@@ -22,6 +22,7 @@ import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { onGoal } from './goal.js';
+import { clearPlanReady, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
 import { parseData } from './dom.js';
@@ -81,6 +82,7 @@ async function onSnapshot(d) {
   renderQueued(Array.isArray(d.queued) ? d.queued : []);
   syncNotes(Array.isArray(d.notes) ? d.notes : []);
   if (d.goal) onGoal(d.goal);
+  if (d.mode) setMode(d.mode);
   setProviderHelp(typeof d.provider_help === 'string' ? d.provider_help : '');
   setLockedBy(d.locked_by);
   keepBottom();
@@ -91,7 +93,7 @@ async function onSnapshot(d) {
 const handlers = {
   [EV.snapshot]: onSnapshot,
   [EV.status]: (d) => setStatus(d?.status, d?.detail),
-  [EV.turnStart]: onTurnStart,
+  [EV.turnStart]: () => (clearPlanReady(), onTurnStart()), // a new turn answers the plan card
   [EV.messageStart]: onMessageStart,
   [EV.textDelta]: onDelta,
   [EV.messageBlocks]: onBlocks,
@@ -119,6 +121,8 @@ const handlers = {
   [EV.note]: onNote,
   [EV.thinkingDelta]: onThinking,
   [EV.goal]: onGoal,
+  [EV.mode]: onMode,
+  [EV.planReady]: onPlanReady,
 };
 
 // Events are handled one at a time, in order: a snapshot that waits for a

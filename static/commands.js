@@ -18,6 +18,7 @@ import { stopTurn } from './status.js';
 import { initPalette } from './palette.js';
 import { steerActions } from './steer.js';
 import { goalCommand } from './goal.js';
+import { buildCommand, planCommand } from './plan.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
 import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
@@ -206,6 +207,8 @@ const commandActions = {
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
   goal: (arg) => goalCommand(arg),
+  plan: (arg) => planCommand(arg),
+  build: () => buildCommand(),
   ...steerActions, // /steer, /queue, /btw, /usage
   help: () => {
     const panel = composer.querySelector('[data-command-help]');

@@ -95,6 +95,9 @@ type SessionView struct {
 	NotificationsOff bool
 	// Goal is the standing goal, shown in the bar above the composer.
 	Goal *session.Goal
+	// Mode is "plan" while plan mode is on; Todo the agent's checklist.
+	Mode string
+	Todo []session.TodoItem
 	// Usage is the token total of every response in the session.
 	Usage UsageView
 	// Context feeds the gauge of the context against the threshold.
@@ -120,6 +123,7 @@ type PanelView struct {
 	Usage        UsageView
 	Links        []LinkView
 	Scratchpad   string
+	Todo         []session.TodoItem
 	// Editable: links and the scratchpad can be changed in the panel.
 	Editable bool
 	// PatchURL is where the panel's edits are sent.
@@ -131,7 +135,7 @@ func (v SessionView) Panel() PanelView {
 	return PanelView{
 		ID: v.ID, Model: v.Model, Cwd: v.Cwd, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 		MessageCount: v.MessageCount, Threads: len(v.Earlier) + 1, Parent: v.Parent,
-		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad,
+		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad, Todo: v.Todo,
 		Editable: !v.ReadOnly(), PatchURL: sessionAPIURL(v.ID),
 	}
 }
@@ -143,7 +147,7 @@ func NewPanelView(doc *session.Document, readOnly bool) PanelView {
 	p := PanelView{
 		ID: doc.ID, Model: doc.Model, Cwd: doc.Cwd, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt,
 		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
-		Usage: sessionUsage(doc), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad,
+		Usage: sessionUsage(doc), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
 		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
 	p.Parent = newParentView(doc, Lineage{})
@@ -383,6 +387,8 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Usage:            sessionUsage(doc),
 		Context:          contextInfo(doc, opts.Context),
 		Goal:             doc.Goal,
+		Mode:             doc.Mode,
+		Todo:             doc.Todo,
 	}
 	if doc.Title == "" {
 		// A fork is named by the title recorded at the fork, as the

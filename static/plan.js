@@ -1,0 +1,117 @@
+// Plan mode in the tab: the PLAN badge and the toggle above the composer
+// (web/plan.templ), Shift+Tab in the message box, /plan and /build, and
+// the "Build this plan?" card that plan.ready brings once a turn in plan
+// mode ends.
+//
+//   [data-plan-controls][data-url][data-mode]
+//     [data-plan-badge] [data-plan-toggle] [data-plan-ready-slot]
+//   .plan-ready [data-plan-action="build-now|switch|keep"]
+
+import { api } from './http.js';
+import { fragment, showError } from './app.js';
+import { input, note } from './composer.js';
+
+/** What "Build now" sends (live.BuildPlanText). */
+const buildText = 'Build the plan above.';
+
+/** @returns {HTMLElement | null} */
+function controls() {
+  return document.querySelector('[data-plan-controls]');
+}
+
+/** @returns {string} */
+function currentMode() {
+  return controls()?.dataset.mode === 'plan' ? 'plan' : 'build';
+}
+
+/** setMode shows mode (from the mode event or a snapshot) without asking
+ * the server.
+ * @param {string | undefined} mode */
+export function setMode(mode) {
+  const box = controls();
+  if (!box || (mode !== 'plan' && mode !== 'build')) return;
+  box.dataset.mode = mode;
+  const badge = /** @type {HTMLElement | null} */ (box.querySelector('[data-plan-badge]'));
+  if (badge) badge.hidden = mode !== 'plan';
+  box.querySelector('[data-plan-toggle]')?.setAttribute('aria-pressed', String(mode === 'plan'));
+  if (mode === 'build') clearPlanReady();
+}
+
+/** @param {{mode?: string} | null} d */
+export function onMode(d) {
+  setMode(d?.mode);
+}
+
+/** onPlanReady shows the "Build this plan?" card plan.ready carries.
+ * @param {{html?: string} | null} d */
+export function onPlanReady(d) {
+  const slot = controls()?.querySelector('[data-plan-ready-slot]');
+  if (!slot || typeof d?.html !== 'string' || currentMode() !== 'plan') return;
+  slot.replaceChildren(fragment(d.html));
+}
+
+/** clearPlanReady takes the card away (a new turn, build mode). */
+export function clearPlanReady() {
+  controls()?.querySelector('[data-plan-ready-slot]')?.replaceChildren();
+}
+
+/**
+ * switchMode asks the server for mode; text, when given, is sent as the
+ * person's message in that mode at once.
+ * @param {string} mode
+ * @param {string} [text]
+ * @returns {Promise<{mode: string, turn?: string}>}
+ */
+export async function switchMode(mode, text) {
+  const url = controls()?.dataset.url;
+  if (!url) throw new Error('this page cannot change the mode');
+  const res = /** @type {{mode: string, turn?: string}} */ (await api('PUT', url, text ? { mode, text } : { mode }));
+  setMode(res?.mode || mode);
+  return res;
+}
+
+/** /plan [TASK] and /build.
+ * @param {string} arg */
+export async function planCommand(arg) {
+  await switchMode('plan', arg.trim() || undefined);
+  if (!arg.trim()) note('Plan mode: the agent reads and plans, and changes no file. /build switches back.');
+}
+
+export async function buildCommand() {
+  await switchMode('build');
+  note('Build mode: the agent may change files again (asking as the settings say).');
+}
+
+function toggle() {
+  const next = currentMode() === 'plan' ? 'build' : 'plan';
+  switchMode(next).catch((err) => showError(`The mode could not change: ${err.message}`));
+}
+
+// The controls work from the page's first paint: one listener on the
+// document, since the card comes and goes.
+document.addEventListener('click', (e) => {
+  const t = e.target instanceof Element ? e.target.closest('[data-plan-toggle], [data-plan-action]') : null;
+  if (!(t instanceof HTMLElement)) return;
+  if (t.hasAttribute('data-plan-toggle')) {
+    toggle();
+    return;
+  }
+  const action = t.dataset.planAction;
+  clearPlanReady();
+  if (action === 'build-now') {
+    switchMode('build', buildText).catch((err) => showError(`The plan could not start: ${err.message}`));
+  } else if (action === 'switch') {
+    switchMode('build')
+      .then(() => input?.focus())
+      .catch((err) => showError(`The mode could not change: ${err.message}`));
+  }
+});
+
+// Shift+Tab in the message box toggles the mode (Tab alone still moves
+// focus on, and Shift+Tab elsewhere moves it back).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Tab' || !e.shiftKey || e.ctrlKey || e.altKey || e.metaKey) return;
+  if (!input || e.target !== input || !controls()) return;
+  e.preventDefault();
+  toggle();
+});
