@@ -18,6 +18,7 @@ import { stopTurn } from './status.js';
 import { initPalette } from './palette.js';
 import { steerActions } from './steer.js';
 import { goalCommand } from './goal.js';
+import { undoActions } from './undo.js';
 import { buildCommand, planCommand } from './plan.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
@@ -210,6 +211,7 @@ const commandActions = {
   plan: (arg) => planCommand(arg),
   build: () => buildCommand(),
   ...steerActions, // /steer, /queue, /btw, /usage
+  ...undoActions, // /undo, /redo, /diff
   help: () => {
     const panel = composer.querySelector('[data-command-help]');
     if (panel.hidden) openPanel(panel);

@@ -77,6 +77,9 @@ var Commands = []Command{
 	{Name: "goal", Args: "[--turns N] [TEXT|off]", Help: "Keep the agent working on TEXT turn after turn (10 turns by default, at most 100) until it reports done or blocked; alone, shows the goal and resumes it when paused; off stops it after the current step"},
 	{Name: "plan", Args: "[TASK]", Help: "Plan mode: the agent reads and plans, and changes no file (Shift+Tab toggles); with TASK, plans it at once"},
 	{Name: "build", Help: "Build mode: the agent may change files again"},
+	{Name: "undo", Help: "Take back the latest turn: its file changes (and changes made by hand since) and its messages; asks first, listing the files"},
+	{Name: "redo", Help: "Bring back the turn /undo took back"},
+	{Name: "diff", Args: "[last|PATH]", Help: "What changed in the folder since the session's first turn (last: since the latest turn; PATH: one file or folder)"},
 	{Name: "help", Help: "Show this list"},
 }
 
