@@ -6,16 +6,43 @@
 # major version with the one the pinned Playwright release was built for
 # (check-chromium.mjs; the rule is in docs/TESTING.md).
 #
-#   e2e/setup.sh        everything the browser tests need
-#   e2e/setup.sh npm    only the npm packages (the lint task's type check)
+#   e2e/setup.sh          everything the browser tests need
+#   e2e/setup.sh npm      only the npm packages (the lint task's type check)
+#   e2e/setup.sh sandbox  only bubblewrap, for plan mode's read-only sandbox
+#                         (the Go tests of it run where CI is set, and skip
+#                         elsewhere when it cannot be installed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 only="${1:-}"
 case "$only" in
-  ''|npm) ;;
-  *) echo "usage: e2e/setup.sh [npm]" >&2; exit 2 ;;
+  ''|npm|sandbox) ;;
+  *) echo "usage: e2e/setup.sh [npm|sandbox]" >&2; exit 2 ;;
 esac
+
+# Plan mode runs commands in bubblewrap (server/tools/sandbox.go). Best
+# effort outside CI: without apt or sudo the tests that need it skip.
+install_sandbox() {
+  command -v bwrap >/dev/null 2>&1 && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "e2e: bubblewrap (bwrap) is missing and there is no apt-get; install it for plan mode's sandbox tests" >&2
+    [ -n "${CI:-}" ] && return 1
+    return 0
+  fi
+  echo "e2e: installing Debian's bubblewrap"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap >/dev/null; }; then
+    echo "e2e: bubblewrap could not be installed" >&2
+    [ -n "${CI:-}" ] && return 1
+  fi
+  return 0
+}
+
+if [ "$only" = sandbox ]; then
+  install_sandbox
+  exit 0
+fi
 
 if [ -z "$only" ]; then
   if ! command -v chromium >/dev/null 2>&1; then
@@ -29,6 +56,7 @@ if [ -z "$only" ]; then
   # A small drift from the Chromium the pinned Playwright was built for only
   # warns: Debian moves Chromium with its security updates. A large one fails.
   node e2e/check-chromium.mjs
+  install_sandbox
 fi
 
 # A checkout from before package.json moved to the root still holds
