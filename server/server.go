@@ -3,24 +3,26 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"myco/profiles"
 	"myco/server/live"
+	"myco/server/tools"
 	"myco/session"
+	"myco/snapshot"
 	"myco/web"
 )
-	"myco/snapshot"
 
 // Options are what a Server is built from. Sessions, Images and Token are
 // required; the rest have defaults.
@@ -52,6 +54,11 @@ type Options struct {
 	RetryDelays []time.Duration
 	// MaxUpload limits an image upload's body; 0 means the image store's limit.
 	MaxUpload int64
+	// HeaderTimeout bounds a request's headers, BodyTimeout its whole
+	// body, IdleTimeout a keep-alive connection between requests; 0 means
+	// 10 s, 60 s and 60 s. Event streams have no body and set their own
+	// write deadlines, so none of these ends them (timeouts.go).
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
 }
 
 // Server serves one profile on one loopback port.
@@ -88,6 +95,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	if opts.MaxUpload == 0 {
 		opts.MaxUpload = opts.Images.MaxSize()
 	}
+	opts.HeaderTimeout = cmp.Or(opts.HeaderTimeout, 10*time.Second)
+	opts.BodyTimeout = cmp.Or(opts.BodyTimeout, 60*time.Second)
+	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, 60*time.Second)
 	tcp, ok := ln.Addr().(*net.TCPAddr)
 	if !ok || !tcp.IP.IsLoopback() {
 		return nil, fmt.Errorf("server: refusing to listen on %s: loopback only", ln.Addr())
@@ -108,18 +118,20 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
 		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
 		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,
+		ShellEnv:   tools.EnvFilter{Drop: opts.Settings.ShellEnvDropped(), Keep: opts.Settings.ShellEnvKeep},
 		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
 		RetryDelays: opts.RetryDelays, Steering: steeringOf(opts.Settings),
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
-		Snapshots:  snapshotStore(opts),
+		Snapshots: snapshotStore(opts),
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{
-		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           bodyDeadline(s.echo, opts.BodyTimeout),
+		ReadHeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil

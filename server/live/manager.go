@@ -111,6 +111,10 @@ type Options struct {
 	Steering Steering
 	// CommandTimeout is the default bash timeout (120 s).
 	CommandTimeout time.Duration
+	// ShellEnv says which of myco's environment variables the agent's
+	// shell does not inherit (settings shell_env_drop, shell_env_keep and
+	// the providers' keys); a nil Drop drops secret-looking names.
+	ShellEnv tools.EnvFilter
 	// IdleClose closes a live session with no turn and no activity for
 	// this long, freeing its lock and shell (30 min).
 	IdleClose time.Duration
@@ -153,6 +157,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.CommandTimeout == 0 {
 		opts.CommandTimeout = 120 * time.Second
+	}
+	if opts.ShellEnv.Drop == nil {
+		opts.ShellEnv.Drop = tools.DefaultEnvDrop()
 	}
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute

@@ -190,7 +190,9 @@ func (s *Session) ensureShell() (*tools.Shell, string, error) {
 	if s.shell != nil {
 		return s.shell, note, nil
 	}
-	sh, err := tools.NewShell(s.cwd(), os.Environ())
+	// The shell runs what the model writes: it never gets the keys myco
+	// talks to providers with (settings shell_env_drop, shell_env_keep).
+	sh, err := tools.NewShell(s.cwd(), s.m.opts.ShellEnv.Apply(os.Environ()))
 	if err != nil {
 		return nil, "", err
 	}
