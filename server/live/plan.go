@@ -195,8 +195,9 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 }
 
 // shellEnv is the environment of a sandboxed command: the one the
-// session's shell gets.
-func (s *Session) shellEnv() []string { return os.Environ() }
+// session's shell gets, without the provider keys and secret-looking
+// variables the settings drop.
+func (s *Session) shellEnv() []string { return s.m.opts.ShellEnv.Apply(os.Environ()) }
 
 // planReady tells the tabs that a turn which ended with an answer in plan
 // mode holds a plan, so they ask "Build this plan?". Nothing is asked

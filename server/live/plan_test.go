@@ -99,6 +99,11 @@ func TestPlanModeBashRunsReadOnly(t *testing.T) {
 	e.write(t, "a.txt", "plan me\n")
 	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "cat a.txt"}), false, "plan me", "read-only sandbox")
 	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "touch made.txt"}), true, "Read-only file system")
+	// The sandbox gets the shell's environment: no secret-looking keys.
+	t.Setenv("MYCO_PLAN_TEST_API_KEY", "sk-plan-secret")
+	if out := run(t, s, "bash", map[string]any{"command": "env"}); strings.Contains(out.output, "sk-plan-secret") {
+		t.Error("the sandboxed command sees a secret-looking variable")
+	}
 	if _, err := os.Stat(filepath.Join(e.work, "made.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("plan mode's bash created a file: %v", err)
 	}
