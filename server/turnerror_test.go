@@ -114,13 +114,13 @@ func TestTurnErrorBusySaysWait(t *testing.T) {
 	wantStatus(t, cs.send(s.ID, "[[fault:529]]"), http.StatusAccepted)
 	for _, ev := range st.until("turn.end") {
 		if ev.name == "status" && data(t, ev)["status"] == "retrying" {
-			if detail, _ := data(t, ev)["detail"].(string); !strings.HasSuffix(detail, ": anthropic is overloaded; retry in a moment.") {
+			if detail, _ := data(t, ev)["detail"].(string); !strings.HasSuffix(detail, ": The provider is overloaded (anthropic, 529).") {
 				t.Errorf("retrying detail %q", detail)
 			}
 		}
 	}
 	m := lastMessage(t, cs.sessions, s.ID)
-	if m.Error == nil || m.Error.Kind != "overloaded" || m.Error.Message != "anthropic is overloaded; retry in a moment." {
+	if m.Error == nil || m.Error.Kind != "overloaded" || m.Error.Message != "The provider is overloaded (anthropic, 529). myco retried twice; try again in a minute." {
 		t.Errorf("a 529 that stayed: %+v", m.Error)
 	}
 }

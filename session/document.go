@@ -160,11 +160,14 @@ type Message struct {
 // MessageError is why an answer failed.
 type MessageError struct {
 	// Kind is one of auth, rate_limited, overloaded, unreachable,
-	// no_provider, provider, other (llm's Fail* constants).
+	// no_provider, provider, other (llm's Fail* constants). Details are
+	// the error as the provider and its SDK worded it (status line, URL,
+	// request ID), shown folded under Message.
 	Kind     string         `json:"kind"`
 	Message  string         `json:"message"`
 	Status   int            `json:"status,omitzero"`
 	Provider string         `json:"provider,omitempty"`
+	Details  string         `json:"details,omitempty"`
 	Unknown  jsontext.Value `json:",embed"`
 }
 

@@ -47,6 +47,7 @@ type MessageView struct {
 type ErrorView struct {
 	Kind    string // auth, rate_limited, overloaded, unreachable, …
 	Message string
+	Details string // the provider's own words, behind a fold
 }
 
 // BlockView is one content block. Kind says which fields are set.
@@ -205,7 +206,7 @@ func newMessageView(sessionID string, m session.Message, results map[string]*Too
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
 	}
 	if m.Error != nil {
-		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message}
+		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message, Details: m.Error.Details}
 	}
 	var paired []string
 	for i, b := range m.Content {

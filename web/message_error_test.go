@@ -74,3 +74,29 @@ func TestErrorOnlyAnswerKeptInFragment(t *testing.T) {
 		t.Errorf("fragment messages %+v", f.Messages)
 	}
 }
+
+// The provider's own words (status line, URL, request ID) are behind a
+// fold under the one-sentence message, never in it; an error without
+// them has no fold.
+func TestErrorDetailsAreFolded(t *testing.T) {
+	raw := `anthropic: status 529: POST "https://api.anthropic.com/v1/messages": 200 OK {"type":"error","error":{"type":"overloaded_error"},"request_id":"req_011"} (retried twice)`
+	msg := "The provider is overloaded (anthropic, 529). myco retried twice; try again in a minute."
+	m := session.Message{ID: "e1", Role: "assistant", StopReason: session.StopError, Content: []session.Block{},
+		Error: &session.MessageError{Kind: "overloaded", Message: msg, Status: 529, Provider: "anthropic", Details: raw}}
+	q := parseHTML(t, render(t, web.Message(web.NewMessageView(sessionID, m))))
+	if got := byTestID(q, "message-error").Text(); got != msg {
+		t.Errorf("error shown %q, want %q", got, msg)
+	}
+	d := byTestID(q, "message-error-details")
+	if !d.Is("details") || d.Find("summary").Text() != "Details" || d.Find("pre").Text() != raw {
+		t.Errorf("details: %q, want a closed <details> with the raw error", d.Text())
+	}
+	if _, open := d.Attr("open"); open {
+		t.Error("the details are open")
+	}
+	m.Error.Details = ""
+	q = parseHTML(t, render(t, web.Message(web.NewMessageView(sessionID, m))))
+	if n := byTestID(q, "message-error-details").Length(); n != 0 {
+		t.Errorf("%d detail folds for an error without details", n)
+	}
+}

@@ -125,13 +125,19 @@ func (s *Session) callModel(ctx context.Context, msgID string) (llm.Response, er
 func (s *Session) withRetries(ctx context.Context, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
-		if err == nil || ctx.Err() != nil || !llm.IsRetryable(err) || attempt >= len(s.m.opts.RetryDelays) {
+		if err == nil || ctx.Err() != nil {
 			return err
+		}
+		if !llm.IsRetryable(err) || attempt >= len(s.m.opts.RetryDelays) {
+			// The failure says how often myco tried again ("myco
+			// retried twice; try again in a minute").
+			return llm.Retried(err, attempt)
 		}
 		delay := s.m.opts.RetryDelays[attempt]
 		// The person's words, not the SDK's: a provider's message can be
-		// long, and the status is one line.
-		s.enter(StatusRetrying, fmt.Sprintf("retry %d of %d in %s: %s", attempt+1, len(s.m.opts.RetryDelays), delay, llm.Explain(err, s.keyEnv()).Message))
+		// long, and the status is one line. The reason alone: its advice
+		// ("try again in a minute") is what myco is doing.
+		s.enter(StatusRetrying, fmt.Sprintf("retry %d of %d in %s: %s", attempt+1, len(s.m.opts.RetryDelays), delay, llm.Explain(err, s.keyEnv()).Reason))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
