@@ -38,6 +38,18 @@ import (
 // changes, and undo leaves it as it is.
 const MaxFile = 64 << 20
 
+// A folder larger than MaxFiles files or MaxBytes bytes (a session started
+// in the home folder, say) is not snapshotted at all: copying it before
+// every turn would cost minutes and gigabytes. Undo is then off for that
+// folder, and says why.
+const (
+	MaxFiles = 50_000
+	MaxBytes = 2 << 30
+)
+
+// ErrTooLarge is a folder past MaxFiles or MaxBytes.
+var ErrTooLarge = fmt.Errorf("the folder is too large to snapshot (more than %d files or %d GiB)", MaxFiles, MaxBytes>>30)
+
 // Entry is one file of a manifest.
 type Entry struct {
 	Size int64 `json:"size"`
@@ -223,7 +235,12 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 	if prev != nil {
 		trustBefore = prev.TakenAt.Add(-time.Second).UnixNano()
 	}
+	var total int64
 	err = walk(dir, func(rel string, info fs.FileInfo) error {
+		total += info.Size()
+		if len(m.Files) >= MaxFiles || total > MaxBytes {
+			return ErrTooLarge
+		}
 		e := Entry{Size: info.Size(), MtimeNS: info.ModTime().UnixNano(), Mode: info.Mode() & (fs.ModeSymlink | fs.ModePerm)}
 		if prev != nil {
 			// prev was taken (Take), so its blobs are stored: a trusted

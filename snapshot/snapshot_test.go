@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,5 +174,23 @@ func BenchmarkTurn(b *testing.B) {
 		if _, err := s.Take("bench", fmt.Sprintf("t%d.after", n), dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A folder past MaxFiles is not snapshotted: ErrTooLarge, and nothing is
+// copied.
+func TestTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	for i := range MaxFiles + 1 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := Open(t.TempDir())
+	if _, err := st.Take("s", "before-1", dir); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Take of %d files: %v, want ErrTooLarge", MaxFiles+1, err)
+	}
+	if st.Has("s", "before-1") {
+		t.Error("a manifest was saved")
 	}
 }

@@ -214,6 +214,10 @@ func (s *Session) planFull(redo bool) (*UndoPlan, *snapshot.Manifest, *snapshot.
 	}
 	ids, latest, text := s.turnMessages(r, starts)
 	before, err := st.Load(s.id, beforeName(r.id))
+	if errors.Is(err, snapshot.ErrNotFound) {
+		// Taking it failed (logged): most likely a folder past the limits.
+		return nil, nil, nil, fmt.Errorf("%w: no snapshot was taken before that turn; %v", ErrNothingToUndo, snapshot.ErrTooLarge)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
