@@ -26,6 +26,7 @@ type MessageView struct {
 	Human      bool   // a person typed it
 	Steer      bool   // sent with /steer into a running turn
 	GoalTurn   string // "turn 3 of 10" on the message that starts a goal's turn
+	Undone     bool   // /undo took back its turn: rendered hidden
 	At         time.Time
 	Model      string
 	StopReason string
@@ -203,7 +204,7 @@ func (m MessageView) ShowTime() bool { return m.Human && !m.At.IsZero() }
 func newMessageView(sessionID string, m session.Message, results map[string]*ToolResultView) (MessageView, []string) {
 	v := MessageView{
 		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, GoalTurn: goalTurn(m.Goal), At: m.At,
-		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy,
+		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy, Undone: m.Undone,
 	}
 	if m.Error != nil {
 		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message, Details: m.Error.Details}

@@ -69,7 +69,13 @@ test('/undo lists the files, then takes the turn back', async ({ page, myco, fak
   expect(msgs.length).toBeGreaterThan(0);
   expect(msgs.every((m: { undone?: boolean }) => m.undone === true)).toBe(true);
 
-  // /redo brings it back.
+  // A reload shows the page as the undo left it: the turn hidden.
+  await page.reload();
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(answer).toBeHidden();
+  await expect(page.locator('[data-testid="message"]').getByText('change the files')).toBeHidden();
+
+  // /redo brings it back, without a reload.
   await input.fill('/redo');
   await input.press('Enter');
   await page.getByTestId('undo-card').getByTestId('undo-confirm').click();
