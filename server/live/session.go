@@ -446,7 +446,8 @@ func (s *Session) Retry() (string, error) {
 }
 
 // retryPoint finds the person's last message in the latest thread and the
-// messages after it that a retry replaces (those not replaced already).
+// messages after it that a retry replaces (those not replaced already);
+// none when that message's turn was undone.
 func retryPoint(d *session.Document) (human string, replaced []string) {
 	if len(d.Threads) == 0 {
 		return "", nil
@@ -455,6 +456,11 @@ func retryPoint(d *session.Document) (human string, replaced []string) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if !msgs[i].Human {
 			continue
+		}
+		if msgs[i].Undone {
+			// /undo took that turn back: a retry would answer words the
+			// model no longer sees. /redo brings the turn back.
+			return "", nil
 		}
 		for _, m := range msgs[i+1:] {
 			if m.ReplacedBy == "" {
