@@ -44,7 +44,7 @@ const MaxFile = 64 << 20
 // folder, and says why.
 const (
 	MaxFiles = 50_000
-	MaxBytes = 2 << 30
+	MaxBytes = 1 << 30
 )
 
 // ErrTooLarge is a folder past MaxFiles or MaxBytes.
@@ -235,34 +235,29 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 	if prev != nil {
 		trustBefore = prev.TakenAt.Add(-time.Second).UnixNano()
 	}
+	// First the names and sizes only (a stat each): a folder past the
+	// limits is refused before a byte of it is read.
+	type found struct {
+		rel  string
+		info fs.FileInfo
+	}
+	var files []found
 	var total int64
 	err = walk(dir, func(rel string, info fs.FileInfo) error {
 		total += info.Size()
-		if len(m.Files) >= MaxFiles || total > MaxBytes {
+		if len(files) >= MaxFiles || total > MaxBytes {
 			return ErrTooLarge
 		}
-		e := Entry{Size: info.Size(), MtimeNS: info.ModTime().UnixNano(), Mode: info.Mode() & (fs.ModeSymlink | fs.ModePerm)}
-		if prev != nil {
-			// prev was taken (Take), so its blobs are stored: a trusted
-			// entry costs no read and no look in the blob store.
-			if p, ok := prev.Files[rel]; ok && p.Size == e.Size && p.MtimeNS == e.MtimeNS && p.Mode == e.Mode && e.MtimeNS < trustBefore && p.SHA256 != "" {
-				m.Files[rel] = p
-				return nil
-			}
-		}
-		sha, err := s.hashFile(filepath.Join(dir, filepath.FromSlash(rel)), e.Mode, store)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // gone while we walked
-			}
-			return err
-		}
-		e.SHA256 = sha
-		m.Files[rel] = e
+		files = append(files, found{rel, info})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", dir, err)
+	}
+	for _, f := range files {
+		if err := s.scanFile(m, prev, trustBefore, dir, f.rel, f.info, store); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", dir, err)
+		}
 	}
 	if store {
 		s.mu.Lock()
@@ -270,6 +265,30 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 		s.mu.Unlock()
 	}
 	return m, nil
+}
+
+// scanFile adds file rel of dir to m, trusting prev's entry when it
+// still describes the file (see scan).
+func (s *Store) scanFile(m, prev *Manifest, trustBefore int64, dir, rel string, info fs.FileInfo, store bool) error {
+	e := Entry{Size: info.Size(), MtimeNS: info.ModTime().UnixNano(), Mode: info.Mode() & (fs.ModeSymlink | fs.ModePerm)}
+	if prev != nil {
+		// prev was taken (Take), so its blobs are stored: a trusted
+		// entry costs no read and no look in the blob store.
+		if p, ok := prev.Files[rel]; ok && p.Size == e.Size && p.MtimeNS == e.MtimeNS && p.Mode == e.Mode && e.MtimeNS < trustBefore && p.SHA256 != "" {
+			m.Files[rel] = p
+			return nil
+		}
+	}
+	sha, err := s.hashFile(filepath.Join(dir, filepath.FromSlash(rel)), e.Mode, store)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone while we walked
+		}
+		return err
+	}
+	e.SHA256 = sha
+	m.Files[rel] = e
+	return nil
 }
 
 func (s *Store) hasBlob(sha string) bool {

@@ -42,6 +42,9 @@ type turnSlot struct {
 	// answerID, for a retry, is the ID the first answer takes: the answers
 	// it replaces are marked with it before the turn starts.
 	answerID string
+	// snapshotted is closed once the folder's snapshot before the turn is
+	// taken; tools wait for it, the first model call does not (undo.go).
+	snapshotted chan struct{}
 }
 
 // turnEnd is how a slot's work ended, for release to tell the tabs.

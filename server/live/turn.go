@@ -23,16 +23,38 @@ func (s *Session) runTurn(slot *turnSlot, human string) {
 	s.publish(event.TurnStart{Turn: slot.turn, Message: human})
 	s.enter(StatusThinking, "")
 	s.openSteers(slot)
+	slot.snapshotted = make(chan struct{})
 	go func() {
 		// The folder before the turn (what /undo goes back to) and
-		// after it (what /redo brings back): undo.go.
-		s.snapshotTurn(human, false)
+		// after it (what /redo brings back): undo.go. The first one is
+		// taken while the model thinks: nothing changes a file before a
+		// tool runs, and tools wait for it (waitSnapshot), so a large
+		// folder's first snapshot does not delay the answer.
+		go func() {
+			defer close(slot.snapshotted)
+			s.snapshotTurn(human, false)
+		}()
 		stop, usage, err := s.turnLoop(slot)
+		<-slot.snapshotted
 		s.closeSteers() // steers it did not take in wait for the next turn
 		s.snapshotTurn(human, true)
 		s.release(slot, turnEnd{stop: stop, usage: usage, err: err})
 		s.planReady(slot.turn, stop, err) // "Build this plan?" (plan.go)
 	}()
+}
+
+// waitSnapshot waits until the folder's snapshot before the turn is taken,
+// or the turn is stopped.
+func waitSnapshot(ctx context.Context, slot *turnSlot) error {
+	if slot.snapshotted == nil {
+		return nil
+	}
+	select {
+	case <-slot.snapshotted:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // turnLoop calls the model and runs the tools it asks for, round after
@@ -53,6 +75,9 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 			// per submission, and the turn ends; nothing runs by itself.
 			s.autoCompact(ctx, ReasonAnswered)
 			return resp.StopReason, total, nil
+		}
+		if err := waitSnapshot(ctx, slot); err != nil {
+			return session.StopInterrupted, total, err
 		}
 		if err := s.runTools(ctx, uses); err != nil {
 			return session.StopInterrupted, total, err
