@@ -77,10 +77,10 @@ test('a provider that stays overloaded says it is busy; the retrying state stays
   const oneLine = await chip.evaluate((el) => el.getBoundingClientRect().height);
   await send(page, 'busy now [[fault:529]]');
   await expect(chip).toHaveAttribute('data-status', 'retrying', { timeout: 30_000 });
-  await expect(chip).toHaveAttribute('title', /overloaded; retry in a moment\.$/);
+  await expect(chip).toHaveAttribute('title', /The provider is overloaded \(anthropic, 529\)\.$/);
   // However long its words, the chip keeps the height of one line.
   expect(await chip.evaluate((el) => el.getBoundingClientRect().height)).toBeLessThanOrEqual(oneLine + 1);
-  await expect(page.getByTestId('message-error')).toHaveText('anthropic is overloaded; retry in a moment.', { timeout: 30_000 });
+  await expect(page.getByTestId('message-error')).toHaveText('The provider is overloaded (anthropic, 529). myco retried twice; try again in a minute.', { timeout: 30_000 });
   await expect(page.getByTestId('message-error')).toHaveAttribute('data-kind', 'overloaded');
   await expect(page.getByTestId('retry-button')).toBeVisible();
 });
