@@ -56,10 +56,11 @@ func TestStalledTabDoesNotStallTheOthers(t *testing.T) {
 	events := make(chan sseEvent, 4096)
 	go readLongEvents(resp.Body, events)
 	const words = 40000
-	wantStatus(t, cs.send(s.ID, "[[text:40000]]"), http.StatusAccepted)
+	// Five words a delta, as a provider sends a few tokens at a time.
+	wantStatus(t, cs.send(s.ID, "[[text:40000]] [[chunk:5]]"), http.StatusAccepted)
 	var text strings.Builder
 	var ended bool
-	timeout := time.After(2 * time.Minute) // only turns a hang into a failure
+	timeout := time.After(10 * time.Minute) // only turns a hang into a failure
 	for !ended {
 		select {
 		case ev, ok := <-events:
