@@ -75,7 +75,7 @@ func (s *Session) recordFailure(err error) {
 // refused key names the variable it is read from, when the models know it.
 func (s *Session) failure(err error) *session.MessageError {
 	f := llm.Explain(err, s.keyEnv())
-	return &session.MessageError{Kind: f.Kind, Message: f.Message, Status: f.Status, Provider: f.Provider}
+	return &session.MessageError{Kind: f.Kind, Message: f.Message, Status: f.Status, Provider: f.Provider, Details: f.Details}
 }
 
 // keyEnv gives the variable each provider's key is read from, or nil

@@ -45,6 +45,7 @@ type Session struct {
 	// it with s.w.View (under mu or not), change it only through s.w, and
 	// never while holding mu (a durable change waits for the disk).
 	mu        sync.Mutex
+	snapMu    sync.Mutex // held while a turn's folder snapshots are taken (turn.go)
 	status    string
 	detail    string
 	slot      *turnSlot // the running turn or compaction; nil when idle

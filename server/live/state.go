@@ -45,6 +45,8 @@ type turnSlot struct {
 	// snapshotted is closed once the folder's snapshot before the turn is
 	// taken; tools wait for it, the first model call does not (undo.go).
 	snapshotted chan struct{}
+	// ranTools: the turn ran a tool (set by its loop, read once it ended).
+	ranTools bool
 }
 
 // turnEnd is how a slot's work ended, for release to tell the tabs.

@@ -24,20 +24,34 @@ func (s *Session) runTurn(slot *turnSlot, human string) {
 	s.enter(StatusThinking, "")
 	s.openSteers(slot)
 	slot.snapshotted = make(chan struct{})
+	ended := make(chan struct{})
+	// The folder before the turn (what /undo goes back to) and after it
+	// (what /redo brings back): undo.go. The one before is taken beside
+	// the turn, not in its way (a large folder's first snapshot reads
+	// every file): nothing changes a file before a tool runs, and tools
+	// wait for it (waitSnapshot). A turn that ran tools takes the one
+	// after as it ends (cheap: unchanged files are trusted by their
+	// stat), so a hand edit made just after it is not taken for the
+	// turn's; one that ran none changed nothing, and ends without
+	// waiting. snapMu keeps successive turns' snapshots in order (the next
+	// turn's tools wait for this one's), and /undo waits for them too.
 	go func() {
-		// The folder before the turn (what /undo goes back to) and
-		// after it (what /redo brings back): undo.go. The first one is
-		// taken while the model thinks: nothing changes a file before a
-		// tool runs, and tools wait for it (waitSnapshot), so a large
-		// folder's first snapshot does not delay the answer.
-		go func() {
-			defer close(slot.snapshotted)
-			s.snapshotTurn(human, false)
-		}()
+		s.snapMu.Lock()
+		defer s.snapMu.Unlock()
+		s.snapshotTurn(human, false)
+		close(slot.snapshotted)
+		<-ended
+		if !slot.ranTools {
+			s.snapshotTurn(human, true)
+		}
+	}()
+	go func() {
 		stop, usage, err := s.turnLoop(slot)
-		<-slot.snapshotted
 		s.closeSteers() // steers it did not take in wait for the next turn
-		s.snapshotTurn(human, true)
+		if slot.ranTools {
+			s.snapshotTurn(human, true) // its tools waited for the one before
+		}
+		close(ended)
 		s.release(slot, turnEnd{stop: stop, usage: usage, err: err})
 		s.planReady(slot.turn, stop, err) // "Build this plan?" (plan.go)
 	}()
@@ -79,6 +93,7 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 		if err := waitSnapshot(ctx, slot); err != nil {
 			return session.StopInterrupted, total, err
 		}
+		slot.ranTools = true
 		if err := s.runTools(ctx, uses); err != nil {
 			return session.StopInterrupted, total, err
 		}

@@ -82,16 +82,16 @@ func (s *Session) snapshotTurn(turn string, after bool) {
 	} else if st.Has(s.id, name) {
 		return
 	}
-	s.mu.Lock()
+	// Not under s.mu: the turn's snapshots run under snapMu, which /undo
+	// takes while it holds s.mu (cwdRoot needs only the writer's view).
 	dir := s.cwdRoot()
-	s.mu.Unlock()
 	if _, err := st.Take(s.id, name, dir); err != nil {
 		s.m.opts.Logger.Warn("snapshot failed", "session", s.id, "turn", turn, "err", err)
 	}
 }
 
 // cwdRoot is the session's folder (its recorded cwd, not where the shell
-// went since): what the snapshots cover. s.mu is held.
+// went since): what the snapshots cover.
 func (s *Session) cwdRoot() string {
 	var cwd string
 	s.w.View(func(d *session.Document) { cwd = d.Cwd })
@@ -200,6 +200,10 @@ func (s *Session) planFull(redo bool) (*UndoPlan, *snapshot.Manifest, *snapshot.
 	if st == nil {
 		return nil, nil, nil, ErrUndoOff
 	}
+	// The snapshots of a turn that just ended may still be being taken:
+	// plan with them, and keep the next turn's from starting meanwhile.
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
 	refs := s.turns()
 	r, ok := pick(refs, redo)
 	if !ok {
