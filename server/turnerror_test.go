@@ -52,6 +52,9 @@ func TestTurnErrorIsSavedAndRetried(t *testing.T) {
 		failed.Error.Kind != "auth" || failed.Error.Status != 401 || failed.Error.Provider != "anthropic" || failed.Error.Message != want {
 		t.Fatalf("the failed answer as saved: %+v (error %+v)", failed, failed.Error)
 	}
+	if !strings.Contains(failed.Error.Details, "401") {
+		t.Errorf("the saved error's details %q, want the provider's raw answer (401) behind the fold", failed.Error.Details)
+	}
 
 	// The document as the API gives it (what a reload shows).
 	var doc struct {
