@@ -22,6 +22,7 @@ import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './app.js';
 import { EV } from './events.js';
 import { onGoal } from './goal.js';
+import { markUndone } from './undo.js';
 import { clearPlanReady, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
@@ -121,6 +122,7 @@ const handlers = {
   [EV.note]: onNote,
   [EV.thinkingDelta]: onThinking,
   [EV.goal]: onGoal,
+  [EV.turnUndone]: (d) => markUndone(Array.isArray(d?.messages) ? d.messages : [], !!d?.undone),
   [EV.mode]: onMode,
   [EV.planReady]: onPlanReady,
 };

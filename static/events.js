@@ -31,6 +31,7 @@ export const EV = Object.freeze({
   goal: 'goal',
   mode: 'mode',
   planReady: 'plan.ready',
+  turnUndone: 'turn.undone',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',

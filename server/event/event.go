@@ -29,6 +29,7 @@ var all = []Event{
 	ThinkingDelta{},
 	Goal{},
 	Mode{}, PlanReady{},
+	TurnUndone{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 }
 
@@ -423,3 +424,13 @@ type PlanReady struct {
 
 func (Mode) Name() string      { return "mode" }
 func (PlanReady) Name() string { return "plan.ready" }
+
+// TurnUndone says /undo took a turn back (Undone) or /redo brought it
+// back: every tab hides or shows its messages, as the one that asked did.
+type TurnUndone struct {
+	Turn     string   `json:"turn"`
+	Messages []string `json:"messages"`
+	Undone   bool     `json:"undone"`
+}
+
+func (TurnUndone) Name() string { return "turn.undone" }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
 	"myco/snapshot"
@@ -303,6 +304,7 @@ func (s *Session) apply(turn string, redo bool) (*UndoPlan, error) {
 	if err := s.w.SetUndone(p.thread, p.Messages, !redo); err != nil {
 		return nil, fmt.Errorf("mark turn undone: %w", err)
 	}
+	s.publish(event.TurnUndone{Turn: p.Turn, Messages: p.Messages, Undone: !redo})
 	return p, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/server/event"
 	"myco/session"
 	"myco/snapshot"
 )
@@ -80,6 +81,10 @@ func TestUndoRestoresFilesAndForgetsTheTurn(t *testing.T) {
 	}
 	if _, err := s.Undo(p.Turn); err != nil {
 		t.Fatal(err)
+	}
+	// Every tab hears of it, not only the one that asked.
+	if ev, ok := e.events.next(t, "turn.undone").data.(event.TurnUndone); !ok || ev.Turn != p.Turn || !ev.Undone || len(ev.Messages) != len(p.Messages) {
+		t.Errorf("turn.undone event %+v, want the turn's %d messages undone", ev, len(p.Messages))
 	}
 	if e.read(t, "edit.txt") != "original\n" || e.read(t, "gone.txt") != "keep me\n" || e.read(t, "cmd.txt") != "line\n" || exists(e, "made.txt") {
 		t.Error("files not restored")
