@@ -79,10 +79,10 @@ test('retry after a failed turn shows the message once, the earlier answer folde
   const folded = page.getByTestId('replaced-answer');
   await expect(folded).toHaveCount(1);
   await expect(folded).not.toHaveAttribute('open', /.*/);
-  await expect(folded.locator('summary')).toContainText('replaced by a retry');
+  await expect(folded.locator(':scope > summary')).toContainText('replaced by a retry');
   const inside = folded.locator(`[data-testid="message"][data-message-id="${failed.id}"]`);
   await expect(inside).toBeHidden();
-  await folded.locator('summary').click();
+  await folded.locator(':scope > summary').click();
   await expect(inside).toBeVisible();
   await expect(inside).toContainText(textOf(failed).slice(0, 30));
 });
