@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,22 +90,5 @@ func storeNote(st *session.Store, id, from, text string) error {
 }
 
 func postNote(ctx context.Context, info profiles.ServerInfo, id, from, text string) error {
-	body, _ := json.Marshal(map[string]string{"text": text, "from": from})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, info.URL+"/api/sessions/"+url.PathEscape(id)+"/notes", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+info.Token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		return fmt.Errorf("send through the running myco (%s): %w", info.URL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		var e struct{ Error string }
-		json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("the running myco refused: %s", e.Error)
-	}
-	return nil
+	return callServer(ctx, info, http.MethodPost, "/api/sessions/"+url.PathEscape(id)+"/notes", map[string]string{"text": text, "from": from}, http.StatusAccepted, "send")
 }

@@ -61,8 +61,18 @@ func setTitle(st *session.Store, id, title string) error {
 }
 
 func patchTitle(ctx context.Context, info profiles.ServerInfo, id, title string) error {
-	body, _ := json.Marshal(map[string]string{"title": title})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, info.URL+"/api/sessions/"+url.PathEscape(id), bytes.NewReader(body))
+	return callServer(ctx, info, http.MethodPatch, "/api/sessions/"+url.PathEscape(id), map[string]string{"title": title}, http.StatusOK, "rename")
+}
+
+// callServer sends body as JSON to the profile's running server, as the
+// tab would, and turns a refusal into its error's words; doing names the
+// action for a failure to reach it.
+func callServer(ctx context.Context, info profiles.ServerInfo, method, path string, body any, want int, doing string) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, info.URL+path, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
@@ -70,10 +80,10 @@ func patchTitle(ctx context.Context, info profiles.ServerInfo, id, title string)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
-		return fmt.Errorf("rename through the running myco (%s): %w", info.URL, err)
+		return fmt.Errorf("%s through the running myco (%s): %w", doing, info.URL, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != want {
 		var e struct{ Error string }
 		json.NewDecoder(resp.Body).Decode(&e)
 		return fmt.Errorf("the running myco refused: %s", e.Error)
