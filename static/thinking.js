@@ -16,15 +16,23 @@ import { turnRunning } from './status.js';
  *   levels: string[], personality: string, personalities: string[]}} Steering
  */
 
-/** @returns {Promise<Steering>} */
+// asked counts the steering reads: only the latest one's answer is drawn,
+// so the page's first read, answered after a /think, cannot undo it.
+let asked = 0;
+
+/** steering reads the session's steering and draws the chip from it.
+ * @returns {Promise<Steering>} */
 async function steering() {
-  return /** @type {Steering} */ (await api('GET', `${urls.session}/steering`));
+  const n = ++asked;
+  const s = /** @type {Steering} */ (await api('GET', `${urls.session}/steering`));
+  if (n === asked) showChip(s);
+  return s;
 }
 
 /** @param {Record<string, string>} change */
 async function patch(change) {
   await api('PATCH', urls.session, change);
-  showChip(await steering());
+  await steering();
 }
 
 /** @param {Steering} s */
@@ -84,7 +92,7 @@ function showChip(s) {
 export async function initThinking() {
   if (!urls.session) return;
   try {
-    showChip(await steering());
+    await steering();
   } catch (err) {
     console.error('myco: steering', err);
   }
