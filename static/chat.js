@@ -84,6 +84,7 @@ async function onSnapshot(d) {
   syncNotes(Array.isArray(d.notes) ? d.notes : []);
   if (d.goal) onGoal(d.goal);
   if (d.mode) setMode(d.mode);
+  if (d.plan_ready) onPlanReady(d.plan_ready);
   setProviderHelp(typeof d.provider_help === 'string' ? d.provider_help : '');
   setLockedBy(d.locked_by);
   keepBottom();

@@ -104,6 +104,10 @@ document.addEventListener('click', (e) => {
     switchMode('build')
       .then(() => input?.focus())
       .catch((err) => showError(`The mode could not change: ${err.message}`));
+  } else if (action === 'keep') {
+    // Still plan mode, said again: the server stops offering the card,
+    // so a reload does not bring it back.
+    switchMode('plan').catch((err) => showError(`The mode could not change: ${err.message}`));
   }
 });
 

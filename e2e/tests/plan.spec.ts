@@ -25,10 +25,12 @@ test('plan mode badge and "Build this plan?" build now', async ({ page, myco, fa
   await expect(card).toContainText('Build this plan?');
   await expect(page.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText('Remove the dead keys');
 
-  // A reload keeps the mode (the header's), not the card.
+  // A reload keeps the mode (the header's) and the card still offered
+  // (the snapshot's).
   await page.reload();
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   await expect(page.getByTestId('plan-badge')).toBeVisible();
+  await expect(card).toBeVisible();
 
   // The card again, from a second plan turn; then Build now.
   await input.fill('one more look [[say:3. Run the tests.]]');
@@ -70,10 +72,13 @@ test('the toggle, Shift+Tab and Keep planning', async ({ page, myco, fake }) => 
   await input.press('Enter');
   const card = page.getByTestId('plan-ready');
   await expect(card).toBeVisible({ timeout: 30_000 });
+  const kept = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/mode'));
   await card.getByTestId('plan-keep').click();
+  expect((await kept).status()).toBe(200);
   await expect(card).toBeHidden();
   await expect(badge).toBeVisible();
   await page.reload();
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   await expect(page.getByTestId('plan-badge')).toBeVisible();
+  await expect(card).toBeHidden(); // answered: not offered again
 });

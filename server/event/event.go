@@ -70,6 +70,9 @@ type Snapshot struct {
 	Goal *Goal `json:"goal,omitempty"`
 	// Mode is "plan" while plan mode is on, "build" otherwise.
 	Mode string `json:"mode,omitempty"`
+	// PlanReady is the "Build this plan?" card still offered: the last
+	// turn ended in plan mode with its plan, and nothing came since.
+	PlanReady *PlanReady `json:"plan_ready,omitempty"`
 }
 
 // Partial is the answer streaming now: its whole text, and the blocks of

@@ -123,6 +123,9 @@ func (s *Session) SetMode(mode string) (string, error) {
 		return "", err
 	}
 	now := s.Mode()
+	s.mu.Lock()
+	s.planCard = nil
+	s.mu.Unlock()
 	s.publish(event.Mode{Mode: now})
 	return now, nil
 }
@@ -220,5 +223,9 @@ func (s *Session) planReady(turn, stop string, err error) {
 			s.m.log.Warn("render plan prompt failed", "session", s.id, "err", rerr)
 		}
 	}
-	s.publish(event.PlanReady{Turn: turn, HTML: html})
+	ev := event.PlanReady{Turn: turn, HTML: html}
+	s.mu.Lock()
+	s.planCard = &ev // offered until a turn starts or the mode changes
+	s.mu.Unlock()
+	s.publish(ev)
 }

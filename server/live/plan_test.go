@@ -170,4 +170,15 @@ func TestPlanReadyAfterAPlanTurn(t *testing.T) {
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "Plan mode is on") {
 		t.Error("the model was not told plan mode is on")
 	}
+	// A tab that (re)connects now is offered the card too, until the
+	// mode changes.
+	if pr := s.Snapshot().PlanReady; pr == nil || pr.Turn != turn {
+		t.Errorf("snapshot's plan_ready %+v, want the card of turn %s", pr, turn)
+	}
+	if _, err := s.SetMode(ModeBuild); err != nil {
+		t.Fatal(err)
+	}
+	if pr := s.Snapshot().PlanReady; pr != nil {
+		t.Errorf("snapshot's plan_ready %+v after build mode, want none", pr)
+	}
 }

@@ -45,7 +45,8 @@ type Session struct {
 	// it with s.w.View (under mu or not), change it only through s.w, and
 	// never while holding mu (a durable change waits for the disk).
 	mu        sync.Mutex
-	snapMu    sync.Mutex // held while a turn's folder snapshots are taken (turn.go)
+	snapMu    sync.Mutex       // held while a turn's folder snapshots are taken (turn.go)
+	planCard  *event.PlanReady // "Build this plan?" still offered (plan.go); s.mu
 	status    string
 	detail    string
 	slot      *turnSlot // the running turn or compaction; nil when idle
@@ -176,6 +177,7 @@ func (s *Session) Snapshot() Snapshot {
 	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
 	snap.Notes = s.noteEvents()
 	snap.Mode = s.Mode()
+	snap.PlanReady = s.planCard
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}

@@ -20,6 +20,9 @@ const maxRounds = 100
 // (just saved, or the one a retry answers again), in the background: the
 // request that carried the message is answered at once.
 func (s *Session) runTurn(slot *turnSlot, human string) {
+	s.mu.Lock()
+	s.planCard = nil // a new turn answers the plan's question
+	s.mu.Unlock()
 	s.publish(event.TurnStart{Turn: slot.turn, Message: human})
 	s.enter(StatusThinking, "")
 	s.openSteers(slot)
