@@ -154,7 +154,7 @@ export interface SessionDoc {
   id?: string;
   title?: string;
   model?: string;
-  cwd?: string; // the session's folder: the agent's shell and file tools start there (default /tmp)
+  cwd?: string; // the session's folder: the agent's shell and file tools start there (default: an empty folder of the worker's)
   updated_at?: string;
   links?: { url: string; title?: string }[];
   scratchpad?: string;
@@ -164,6 +164,11 @@ export interface SessionDoc {
 }
 
 let counter = 0;
+
+// workDir is the folder a session works in unless a test names one: an
+// empty folder of this worker's, not /tmp, whose snapshot before each turn
+// (undo) would read everything the machine keeps there.
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-work-'));
 
 // newID makes a UUIDv7-shaped ID whose time part orders sessions.
 export function newID(ms = Date.now()): string {
@@ -188,7 +193,7 @@ function fullDoc(d: SessionDoc) {
     id: d.id ?? newID(),
     title: d.title ?? '',
     model: d.model ?? 'anthropic/claude-sonnet-4-5',
-    cwd: d.cwd ?? '/tmp',
+    cwd: d.cwd ?? workDir,
     created_at: now,
     updated_at: now,
     archived: d.archived ?? false,

@@ -173,5 +173,9 @@ func snapshotStore(opts Options) *snapshot.Store {
 	if !opts.Settings.Undoes() || opts.ProfileDir == "" {
 		return nil
 	}
-	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"))
+	// myco's data folder (every profile, this one's snapshots among them)
+	// is never part of a session's folder snapshot: a session working in
+	// the home folder or /tmp would copy the store into itself.
+	home := filepath.Dir(filepath.Dir(opts.ProfileDir))
+	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), home)
 }

@@ -72,6 +72,10 @@ type Manifest struct {
 // safe for concurrent use.
 type Store struct {
 	root string
+	// skip are folders never snapshotted, wherever a session's folder is:
+	// myco's own data (the store itself among it) when a session works in
+	// a folder that holds it, such as the home folder or /tmp.
+	skip []string
 	mu   sync.Mutex
 	// last is, per session, its latest scan: what a file's size and mtime
 	// are compared with before it is hashed again.
@@ -79,8 +83,14 @@ type Store struct {
 }
 
 // Open returns the store rooted at root (created on first write).
-func Open(root string) *Store {
-	return &Store{root: root, last: map[string]*Manifest{}}
+func Open(root string, skip ...string) *Store {
+	skip = append(skip, root)
+	for i, p := range skip {
+		if abs, err := filepath.Abs(p); err == nil {
+			skip[i] = abs
+		}
+	}
+	return &Store{root: root, skip: skip, last: map[string]*Manifest{}}
 }
 
 // ErrNotFound is returned for a manifest the store does not hold.
@@ -243,7 +253,7 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 	}
 	var files []found
 	var total int64
-	err = walk(dir, func(rel string, info fs.FileInfo) error {
+	err = walk(dir, s.skip, func(rel string, info fs.FileInfo) error {
 		total += info.Size()
 		if len(files) >= MaxFiles || total > MaxBytes {
 			return ErrTooLarge

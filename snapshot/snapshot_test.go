@@ -194,3 +194,31 @@ func TestTooLarge(t *testing.T) {
 		t.Error("a manifest was saved")
 	}
 }
+
+// A session working in a folder that holds myco's data (the home folder,
+// /tmp) never snapshots the data, the store itself among it.
+func TestSkipsMycoData(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "myco-home")
+	root := filepath.Join(home, "profiles", "default", "snapshots")
+	for _, f := range []string{filepath.Join(home, "profiles", "default", "session", "a.json"), filepath.Join(dir, "work.txt")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := Open(root, home)
+	m, err := st.Take("s", "before-1", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Files["work.txt"]; !ok || len(m.Files) != 1 {
+		t.Errorf("files %v, want only work.txt", m.Files)
+	}
+	// A second snapshot still sees none of the store it wrote into.
+	if m, err = st.Take("s", "after-1", dir); err != nil || len(m.Files) != 1 {
+		t.Errorf("second snapshot %v, %v", m.Files, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	// Small, dependency-free, and it reads git's rules as git does for one
 	// file (negation, **, folder-only patterns). go-git's
@@ -42,10 +43,10 @@ func ignored(stack []ignoreRules, rel string, dir bool) bool {
 	return false
 }
 
-// walk calls fn for every regular file and symlink below root that .git/
-// and the .gitignore files do not leave out, with its slash-separated path
+// walk calls fn for every regular file and symlink below root that .git/,
+// the folders in skip (absolute) and the .gitignore files do not leave out, with its slash-separated path
 // relative to root. Files larger than MaxFile are left out.
-func walk(root string, fn func(rel string, info fs.FileInfo) error) error {
+func walk(root string, skip []string, fn func(rel string, info fs.FileInfo) error) error {
 	var visit func(dirRel string, stack []ignoreRules) error
 	visit = func(dirRel string, stack []ignoreRules) error {
 		abs := filepath.Join(root, filepath.FromSlash(dirRel))
@@ -68,7 +69,7 @@ func walk(root string, fn func(rel string, info fs.FileInfo) error) error {
 			rel := path.Join(dirRel, e.Name())
 			switch {
 			case e.IsDir():
-				if e.Name() == ".git" || ignored(stack, rel, true) {
+				if e.Name() == ".git" || ignored(stack, rel, true) || slices.Contains(skip, filepath.Join(abs, e.Name())) {
 					continue
 				}
 				if err := visit(rel, stack); err != nil {

@@ -5,7 +5,7 @@ import { test, expect } from '../fixtures';
 // command ends, with the time it has run.
 test('text streaming says Writing; a command shows its output while it runs', async ({ page, myco, fake }) => {
   myco.useModels(fake.url, { approvals: { bash: 'allow' } });
-  const id = myco.writeSession({ title: 'Live', cwd: '/tmp' });
+  const id = myco.writeSession({ title: 'Live' });
   await myco.start();
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');

@@ -8,7 +8,7 @@ import { test, expect } from '../fixtures';
 
 async function openSession(page, myco, fake) {
   myco.useModels(fake.url, { stream_idle_timeout: 1 });
-  const id = myco.writeSession({ title: 'Silent', cwd: '/tmp' });
+  const id = myco.writeSession({ title: 'Silent' });
   await myco.start();
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');

@@ -5,7 +5,7 @@ import { test, expect } from '../fixtures';
 
 async function openSession(page, myco, fake) {
   myco.useModels(fake.url, {});
-  const id = myco.writeSession({ title: 'Steer', cwd: '/tmp' });
+  const id = myco.writeSession({ title: 'Steer' });
   await myco.start();
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');

@@ -6,7 +6,7 @@ import { test, expect } from '../fixtures';
 // How a turn ends when something goes wrong around it: a failed answer
 // retried by the person, a session archived while its command runs.
 
-async function openSession(page, myco, fake, settings = {}, cwd = '/tmp') {
+async function openSession(page, myco, fake, settings = {}, cwd?: string) {
   myco.useModels(fake.url, settings);
   const id = myco.writeSession({ title: 'Turns', cwd });
   await myco.start();
