@@ -68,9 +68,11 @@ export async function runCommand({ name, arg }) {
     showError(`There is no command /${name}. /help lists them; start with // to send a message that begins with /.`);
     return;
   }
+  // What was typed while the command ran (the next message) stays.
+  const typed = input.value;
   setSending(true);
   try {
-    if ((await run(arg)) !== false) clearComposer();
+    if ((await run(arg)) !== false) clearComposer(typed);
   } catch (err) {
     if (err instanceof APIError && err.status === 409 && err.data.pid) showError(lockedText(err.data), err.data.url);
     else showError(`/${name} failed: ${err.message}`);

@@ -90,8 +90,11 @@ function autosize() {
   input.style.height = `${input.scrollHeight + 2}px`;
 }
 
-export function clearComposer() {
-  clearSent(input.value, [...attachments]);
+/** clearComposer empties the composer of text, what was sent (all of it
+ * by default); what was typed since stays.
+ * @param {string} [text] */
+export function clearComposer(text = input.value) {
+  clearSent(text, [...attachments]);
 }
 
 // clearSent empties the composer of what was sent: text typed, or images
@@ -111,9 +114,16 @@ function clearSent(text, sent) {
 // --- Sending ------------------------------------------------------------------
 
 let sending = false;
+// again: Enter was pressed while something was on its way; it is honoured
+// once that is done, rather than dropped.
+let again = false;
 
 export function setSending(on) {
   sending = on;
+  if (!on && again) {
+    again = false;
+    queueMicrotask(submit);
+  }
   const send = composer.querySelector('[data-testid="send-button"]');
   send.disabled = on || !writable;
   if (on) send.setAttribute('aria-busy', 'true');
@@ -159,7 +169,11 @@ async function sendMessage(raw, text) {
 
 // submit runs a slash command or sends the message and its images.
 export function submit() {
-  if (sending || input.disabled) return;
+  if (input.disabled) return;
+  if (sending) {
+    again = input.value.trim() !== '';
+    return;
+  }
   const raw = input.value;
   const cmd = parseCommand(raw);
   if (cmd) {

@@ -32,7 +32,7 @@ test('the sidebar follows the CLI, new sessions, archives; its rows are plain li
   await expect(rows.filter({ hasText: 'Fixed by the CLI' })).toHaveCount(1);
 
   // A session another process writes into the profile appears.
-  myco.writeSession({ title: 'Written elsewhere', messages: [{ role: 'user', text: 'hi' }] });
+  myco.writeSession({ title: 'Written elsewhere', cwd: '/tmp', messages: [{ role: 'user', text: 'hi' }] });
   await expect(rows.first()).toContainText('Written elsewhere');
 
   // One created through the API appears; an archived one leaves.
