@@ -181,16 +181,7 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 		timeout = in.Timeout()
 	}
 	s.enter(StatusTool, "bash")
-	kept := 0
-	res, err := sb.Run(ctx, dir, in.Command, s.shellEnv(), timeout, func(p []byte) {
-		if kept < maxJournaledOutput {
-			p = p[:min(len(p), maxJournaledOutput-kept)]
-			kept += len(p)
-			text := strings.ToValidUTF8(string(p), "")
-			s.w.Output(use.ID, text)
-			s.publish(event.ToolOutput{ToolUseID: use.ID, Text: text})
-		}
-	})
+	res, err := sb.Run(ctx, dir, in.Command, s.shellEnv(), timeout, s.outputRecorder(use.ID))
 	if err != nil && ctx.Err() == nil {
 		return toolOutcome{output: sandboxNote + "The command could not run: " + err.Error(), isError: true}
 	}

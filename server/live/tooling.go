@@ -141,22 +141,29 @@ func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
 		timeout = in.Timeout()
 	}
 	s.enter(StatusTool, "bash")
-	kept := 0
-	res, err := shell.RunWithProgress(ctx, in.Command, timeout, func(p []byte) {
-		// The journal keeps the start of the output, for a crash; the
-		// outcome itself keeps the capped head and tail as usual.
-		if kept < maxJournaledOutput {
-			p = p[:min(len(p), maxJournaledOutput-kept)]
-			kept += len(p)
-			text := strings.ToValidUTF8(string(p), "")
-			s.w.Output(use.ID, text)
-			s.publish(event.ToolOutput{ToolUseID: use.ID, Text: text})
-		}
-	})
+	res, err := shell.RunWithProgress(ctx, in.Command, timeout, s.outputRecorder(use.ID))
 	if err != nil && ctx.Err() == nil {
 		return toolOutcome{output: note + "The command could not run: " + err.Error(), isError: true}
 	}
 	return toolOutcome{output: note + formatRun(res, ctx.Err() != nil, timeout), isError: res.ExitCode != 0 || res.TimedOut || ctx.Err() != nil}
+}
+
+// outputRecorder is what a running command's output goes through, in the
+// session's shell or a sandbox: the journal keeps its start, for a crash
+// (the outcome itself keeps the capped head and tail as usual), and the
+// tabs see it as it comes.
+func (s *Session) outputRecorder(id string) func([]byte) {
+	kept := 0
+	return func(p []byte) {
+		if kept >= maxJournaledOutput {
+			return
+		}
+		p = p[:min(len(p), maxJournaledOutput-kept)]
+		kept += len(p)
+		text := strings.ToValidUTF8(string(p), "")
+		s.w.Output(id, text)
+		s.publish(event.ToolOutput{ToolUseID: id, Text: text})
+	}
 }
 
 func formatRun(res tools.RunResult, stopped bool, timeout time.Duration) string {
