@@ -20,7 +20,9 @@ export default defineConfig({
   use: {
     browserName: 'chromium',
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
+      // MYCO_CHROMIUM runs the suite on another build (an older Debian
+      // package unpacked with dpkg -x, say); check-chromium.mjs reads it too.
+      executablePath: process.env.MYCO_CHROMIUM || '/usr/bin/chromium',
       args: [
         '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking',
         '--disable-component-update', '--disable-sync', '--disable-quic',
