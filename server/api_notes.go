@@ -148,7 +148,7 @@ func (s *Server) runCommand(c echo.Context) error {
 // a path that is not usable.
 func fileStatus(err error) error {
 	switch {
-	case errors.Is(err, tools.ErrDenied):
+	case errors.Is(err, tools.ErrDenied), errors.Is(err, live.ErrOutsideFolder):
 		return echo.NewHTTPError(http.StatusForbidden, err.Error())
 	case errors.Is(err, session.ErrNoNote), errors.Is(err, tools.ErrNoFile):
 		return echo.NewHTTPError(http.StatusNotFound, err.Error())

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"myco/server/live"
+	"myco/snapshot"
 	"myco/web"
 )
 
@@ -118,14 +119,17 @@ func undoView(id string, p *live.UndoPlan) web.UndoView {
 	return v
 }
 
-// undoError: nothing to undo or redo is 404, off or stale or a running
-// turn 409.
+// undoError: nothing to undo or redo is 404; off, stale, a running turn,
+// a folder too large to snapshot or one whose shape keeps a restore from
+// being done whole 409; a denied path or one outside the folder (/diff
+// PATH) 403, as the file tools' refusals are.
 func undoError(err error) error {
 	switch {
 	case errors.Is(err, live.ErrNothingToUndo), errors.Is(err, live.ErrNothingToRedo):
 		return echo.NewHTTPError(http.StatusNotFound, err.Error())
-	case errors.Is(err, live.ErrUndoOff), errors.Is(err, live.ErrUndoStale), errors.Is(err, live.ErrTurnRunning):
+	case errors.Is(err, live.ErrUndoOff), errors.Is(err, live.ErrUndoStale), errors.Is(err, live.ErrTurnRunning),
+		errors.Is(err, snapshot.ErrTooLarge), errors.Is(err, snapshot.ErrConflict):
 		return echo.NewHTTPError(http.StatusConflict, err.Error())
 	}
-	return err
+	return fileStatus(err)
 }

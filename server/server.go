@@ -173,9 +173,9 @@ func snapshotStore(opts Options) *snapshot.Store {
 	if !opts.Settings.Undoes() || opts.ProfileDir == "" {
 		return nil
 	}
-	// myco's data folder (every profile, this one's snapshots among them)
-	// is never part of a session's folder snapshot: a session working in
-	// the home folder or /tmp would copy the store into itself.
-	home := filepath.Dir(filepath.Dir(opts.ProfileDir))
-	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), home)
+	// The file tools' denied-path rule: no secret and none of myco's data
+	// (every profile, this one's snapshots among them) is ever copied into
+	// the store, shown by /diff or restored by /undo.
+	deny := tools.DeniedRule(opts.Settings.DeniedPaths, opts.ProfileDir)
+	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), deny.Denies)
 }

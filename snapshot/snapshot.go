@@ -6,7 +6,8 @@
 // by hash. A file whose size and mtime did not change since the session's
 // last scan is not read again, so a turn that changed ten files of five
 // thousand costs ten hashes and a walk. It knows nothing of sessions'
-// documents nor of HTTP.
+// documents nor of HTTP. What it may never copy (secrets, myco's own data)
+// is the caller's rule, given to Open.
 //
 // On disk (docs/FORMAT.md):
 //
@@ -47,8 +48,29 @@ const (
 	MaxBytes = 1 << 30
 )
 
-// ErrTooLarge is a folder past MaxFiles or MaxBytes.
-var ErrTooLarge = fmt.Errorf("the folder is too large to snapshot (more than %d files or %d GiB)", MaxFiles, MaxBytes>>30)
+// ErrTooLarge is a folder past MaxFiles or MaxBytes; the error is a
+// *TooLargeError, which says how large.
+var ErrTooLarge = errors.New("too large to snapshot")
+
+// TooLargeError is a folder that was not snapshotted because it is past
+// the limits: Files and Bytes are what was counted when the walk stopped
+// (it stops at the limit, so a larger folder is "more than" that).
+type TooLargeError struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Bytes > MaxBytes {
+		return fmt.Sprintf("the folder is too large to snapshot: more than %d GiB in %d files (the limit is %d files or %d GiB)",
+			MaxBytes>>30, e.Files, MaxFiles, MaxBytes>>30)
+	}
+	return fmt.Sprintf("the folder is too large to snapshot: more than %d files (the limit is %d files or %d GiB)",
+		MaxFiles, MaxFiles, MaxBytes>>30)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLarge) hold.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
 // Entry is one file of a manifest.
 type Entry struct {
@@ -66,31 +88,50 @@ type Manifest struct {
 	Dir     string           `json:"dir"`
 	TakenAt time.Time        `json:"taken_at"`
 	Files   map[string]Entry `json:"files"`
+	// TooLarge marks a snapshot that was not taken, the folder being past
+	// the limits: kept so that /undo and /diff can say so rather than
+	// "nothing to undo". Load answers it with its *TooLargeError, never
+	// as an empty folder a restore would empty the real one to.
+	TooLarge *TooLargeError `json:"too_large,omitempty"`
 }
+
+// Deny says whether the file or folder at abs (absolute, clean) must never
+// be snapshotted, shown or restored: the caller's denied-path rule
+// (server/tools.Denied), asked of every entry the walk meets and of every
+// path a manifest read from disk holds. A denied folder is not entered.
+type Deny func(abs string) bool
 
 // Store is the snapshot store rooted at one folder of the profile. It is
 // safe for concurrent use.
 type Store struct {
 	root string
-	// skip are folders never snapshotted, wherever a session's folder is:
-	// myco's own data (the store itself among it) when a session works in
-	// a folder that holds it, such as the home folder or /tmp.
-	skip []string
+	deny Deny
 	mu   sync.Mutex
 	// last is, per session, its latest scan: what a file's size and mtime
 	// are compared with before it is hashed again.
 	last map[string]*Manifest
+	// blobs is held for reading while a snapshot stores blobs and saves
+	// its manifest, and for writing by a collection (GC): a blob a Take
+	// found already stored is not removed before its manifest refers to it.
+	blobs sync.RWMutex
 }
 
-// Open returns the store rooted at root (created on first write).
-func Open(root string, skip ...string) *Store {
-	skip = append(skip, root)
-	for i, p := range skip {
-		if abs, err := filepath.Abs(p); err == nil {
-			skip[i] = abs
-		}
+// Open returns the store rooted at root (created on first write). deny
+// (nil: nothing) is the rule of what is never copied; the store's own
+// folder is never snapshotted whatever it says.
+func Open(root string, deny Deny) *Store {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
 	}
-	return &Store{root: root, skip: skip, last: map[string]*Manifest{}}
+	return &Store{root: root, deny: deny, last: map[string]*Manifest{}}
+}
+
+// denied reports whether abs is the store, inside it, or denied by the rule.
+func (s *Store) denied(abs string) bool {
+	if abs == s.root || strings.HasPrefix(abs, s.root+string(filepath.Separator)) {
+		return true
+	}
+	return s.deny != nil && s.deny(abs)
 }
 
 // ErrNotFound is returned for a manifest the store does not hold.
@@ -109,12 +150,23 @@ func checkName(parts ...string) error {
 
 // Take scans dir, stores the contents it does not hold yet, and saves the
 // manifest as name for session. Files unchanged since the session's last
-// scan are not read.
+// scan are not read. A folder past the limits is not copied: a marker
+// saying so is saved as name instead, and the *TooLargeError returned.
 func (s *Store) Take(session, name, dir string) (*Manifest, error) {
 	if err := checkName(session, name); err != nil {
 		return nil, err
 	}
+	s.blobs.RLock()
+	defer s.blobs.RUnlock()
 	m, err := s.scan(session, dir, true)
+	if tl := (*TooLargeError)(nil); errors.As(err, &tl) {
+		abs, _ := filepath.Abs(dir)
+		marker := &Manifest{Dir: abs, TakenAt: time.Now().UTC(), Files: map[string]Entry{}, TooLarge: tl}
+		if serr := s.write(session, name, marker); serr != nil {
+			return nil, errors.Join(err, serr)
+		}
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -133,26 +185,67 @@ func (s *Store) Scan(session, dir string) (*Manifest, error) {
 	return s.scan(session, dir, false)
 }
 
-// Load reads the manifest name of session.
+// Load reads the manifest name of session. A marker of a folder that was
+// too large is its *TooLargeError. Entries the rule denies (a manifest an
+// older myco wrote may hold them) are left out: what Load returns is never
+// shown or restored past the rule.
 func (s *Store) Load(session, name string) (*Manifest, error) {
 	if err := checkName(session, name); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(s.root, session, name+".json"))
+	m, err := s.readManifest(filepath.Join(s.root, session, name+".json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, session, name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load snapshot: %w", err)
+		return nil, fmt.Errorf("load snapshot %s/%s: %w", session, name, err)
+	}
+	if m.TooLarge != nil {
+		return nil, m.TooLarge
+	}
+	s.filter(m)
+	return m, nil
+}
+
+// readManifest reads one manifest file as it is.
+func (s *Store) readManifest(p string) (*Manifest, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("load snapshot %s/%s: %w", session, name, err)
+		return nil, err
 	}
 	if m.Files == nil {
 		m.Files = map[string]Entry{}
 	}
 	return &m, nil
+}
+
+// filter drops the entries of m the rule denies, under its folder as
+// written and where that folder leads.
+func (s *Store) filter(m *Manifest) {
+	real := m.Dir
+	if r, err := filepath.EvalSymlinks(m.Dir); err == nil {
+		real = r
+	}
+	for rel := range m.Files {
+		if s.deniedIn(m.Dir, real, rel) {
+			delete(m.Files, rel)
+		}
+	}
+}
+
+// deniedIn asks the rule of rel (slash-separated) in the folder dir, which
+// leads to real: a denied folder named by a link's path or by its target
+// is denied both ways.
+func (s *Store) deniedIn(dir, real, rel string) bool {
+	r := filepath.FromSlash(rel)
+	if s.denied(filepath.Join(dir, r)) {
+		return true
+	}
+	return real != dir && s.denied(filepath.Join(real, r))
 }
 
 // Has reports whether session has a manifest called name.
@@ -176,8 +269,8 @@ func (s *Store) Blob(sha string) ([]byte, error) {
 	return b, nil
 }
 
-// DeleteSession forgets a session's manifests (its blobs stay: others may
-// share them).
+// DeleteSession removes a session's manifests (its blobs stay until GC:
+// other sessions may share them).
 func (s *Store) DeleteSession(session string) error {
 	if err := checkName(session); err != nil {
 		return err
@@ -185,15 +278,23 @@ func (s *Store) DeleteSession(session string) error {
 	s.mu.Lock()
 	delete(s.last, session)
 	s.mu.Unlock()
-	return os.RemoveAll(filepath.Join(s.root, session))
+	if err := os.RemoveAll(filepath.Join(s.root, session)); err != nil {
+		return fmt.Errorf("delete snapshots of %s: %w", session, err)
+	}
+	return nil
 }
 
 func (s *Store) blobPath(sha string) string {
 	return filepath.Join(s.root, "blobs", sha[:2], sha)
 }
 
-// save writes m as name and remembers it as the session's latest scan.
+// save writes m as name, the session's latest (scan remembers it).
 func (s *Store) save(session, name string, m *Manifest) error {
+	return s.write(session, name, m)
+}
+
+// write writes m as name and as the session's latest.
+func (s *Store) write(session, name string, m *Manifest) error {
 	dir := filepath.Join(s.root, session)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save snapshot: %w", err)
@@ -253,10 +354,15 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 	}
 	var files []found
 	var total int64
-	err = walk(dir, s.skip, func(rel string, info fs.FileInfo) error {
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	deny := func(rel string) bool { return s.deniedIn(dir, real, rel) }
+	err = walk(dir, deny, func(rel string, info fs.FileInfo) error {
 		total += info.Size()
 		if len(files) >= MaxFiles || total > MaxBytes {
-			return ErrTooLarge
+			return &TooLargeError{Files: len(files) + 1, Bytes: total}
 		}
 		files = append(files, found{rel, info})
 		return nil
@@ -414,59 +520,4 @@ func Under(changes []Change, p string) []Change {
 		}
 	}
 	return out
-}
-
-// Restore makes the folder of now look like target: it writes the files
-// that differ and removes those target does not have. It returns what it
-// changed, as a change from now to target.
-func (s *Store) Restore(target, now *Manifest) ([]Change, error) {
-	changes := Compare(now, target)
-	for _, c := range changes {
-		p := filepath.Join(target.Dir, filepath.FromSlash(c.Path))
-		if c.Kind == Removed {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("restore %s: %w", c.Path, err)
-			}
-			removeEmptyParents(target.Dir, filepath.Dir(p))
-			continue
-		}
-		if err := s.writeEntry(p, *c.After); err != nil {
-			return nil, fmt.Errorf("restore %s: %w", c.Path, err)
-		}
-	}
-	return changes, nil
-}
-
-func (s *Store) writeEntry(p string, e Entry) error {
-	data, err := s.Blob(e.SHA256)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	if e.Mode&fs.ModeSymlink != 0 {
-		os.Remove(p)
-		return os.Symlink(string(data), p)
-	}
-	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		os.Remove(p) // never write through a link
-	}
-	if err := writeAtomic(p, data, e.Mode.Perm()); err != nil {
-		return err
-	}
-	// The file's old mtime back: it is what the file was, and the next
-	// scan then trusts it without reading it again.
-	mt := time.Unix(0, e.MtimeNS)
-	return os.Chtimes(p, mt, mt)
-}
-
-// removeEmptyParents removes folders a restore emptied, up to root.
-func removeEmptyParents(root, dir string) {
-	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
 }

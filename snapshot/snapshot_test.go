@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,7 +46,7 @@ func TestTakeRestore(t *testing.T) {
 	write(t, dir, "sub/.gitignore", "local.txt\n")
 	write(t, dir, "sub/local.txt", "mine")
 
-	s := Open(root)
+	s := Open(root, nil)
 	before, err := s.Take("s1", "t1.before", dir)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestTakeRestore(t *testing.T) {
 	}
 
 	// A fresh store (a restart) loads the manifest from disk.
-	s2 := Open(root)
+	s2 := Open(root, nil)
 	m, err := s2.Load("s1", "t1.before")
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func TestUnder(t *testing.T) {
 }
 
 func TestBadNames(t *testing.T) {
-	s := Open(t.TempDir())
+	s := Open(t.TempDir(), nil)
 	if _, err := s.Take("../x", "a", t.TempDir()); err == nil {
 		t.Error("a session name with .. was accepted")
 	}
@@ -158,7 +159,7 @@ func BenchmarkTurn(b *testing.B) {
 	// changed in the second before a scan is hashed again: racily clean).
 	old := time.Now().Add(-time.Hour)
 	filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
-	s := Open(root)
+	s := Open(root, nil)
 	if _, err := s.Take("bench", "warm", dir); err != nil {
 		b.Fatal(err)
 	}
@@ -177,8 +178,9 @@ func BenchmarkTurn(b *testing.B) {
 	}
 }
 
-// A folder past MaxFiles is not snapshotted: ErrTooLarge, and nothing is
-// copied.
+// A folder past MaxFiles is not snapshotted: nothing is copied, and the
+// marker saved in its place loads as the error that says how large, so
+// /undo and /diff can say it rather than "nothing to undo".
 func TestTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	for i := range MaxFiles + 1 {
@@ -186,12 +188,24 @@ func TestTooLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := Open(t.TempDir())
-	if _, err := st.Take("s", "before-1", dir); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("Take of %d files: %v, want ErrTooLarge", MaxFiles+1, err)
+	root := t.TempDir()
+	st := Open(root, nil)
+	_, err := st.Take("s", "before-1", dir)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, ErrTooLarge) || tl.Files != MaxFiles+1 {
+		t.Fatalf("Take of %d files: %v, want a *TooLargeError of %d files", MaxFiles+1, err, MaxFiles+1)
 	}
-	if st.Has("s", "before-1") {
-		t.Error("a manifest was saved")
+	if !strings.Contains(err.Error(), "too large to snapshot: more than 50000 files") {
+		t.Errorf("error %q does not say how large", err)
+	}
+	if !st.Has("s", "before-1") {
+		t.Fatal("no marker was saved")
+	}
+	if _, err := st.Load("s", "before-1"); !errors.As(err, &tl) {
+		t.Errorf("Load of the marker: %v, want the *TooLargeError", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "blobs")); !os.IsNotExist(err) {
+		t.Errorf("blobs were stored for a folder too large: %v", err)
 	}
 }
 
@@ -209,7 +223,7 @@ func TestSkipsMycoData(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := Open(root, home)
+	st := Open(root, func(abs string) bool { return abs == home || strings.HasPrefix(abs, home+"/") })
 	m, err := st.Take("s", "before-1", dir)
 	if err != nil {
 		t.Fatal(err)

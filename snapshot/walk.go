@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 
 	// Small, dependency-free, and it reads git's rules as git does for one
 	// file (negation, **, folder-only patterns). go-git's
@@ -44,9 +43,12 @@ func ignored(stack []ignoreRules, rel string, dir bool) bool {
 }
 
 // walk calls fn for every regular file and symlink below root that .git/,
-// the folders in skip (absolute) and the .gitignore files do not leave out, with its slash-separated path
-// relative to root. Files larger than MaxFile are left out.
-func walk(root string, skip []string, fn func(rel string, info fs.FileInfo) error) error {
+// deny (asked of every file and folder, by its slash-separated path
+// relative to root: a denied folder is not entered) and the .gitignore
+// files do not leave out, with that path. Files larger than MaxFile are
+// left out. Links are never followed: a link is a file whose contents
+// are its target's name.
+func walk(root string, deny func(rel string) bool, fn func(rel string, info fs.FileInfo) error) error {
 	var visit func(dirRel string, stack []ignoreRules) error
 	visit = func(dirRel string, stack []ignoreRules) error {
 		abs := filepath.Join(root, filepath.FromSlash(dirRel))
@@ -69,14 +71,14 @@ func walk(root string, skip []string, fn func(rel string, info fs.FileInfo) erro
 			rel := path.Join(dirRel, e.Name())
 			switch {
 			case e.IsDir():
-				if e.Name() == ".git" || ignored(stack, rel, true) || slices.Contains(skip, filepath.Join(abs, e.Name())) {
+				if e.Name() == ".git" || ignored(stack, rel, true) || deny(rel) {
 					continue
 				}
 				if err := visit(rel, stack); err != nil {
 					return err
 				}
 			case e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0:
-				if ignored(stack, rel, false) {
+				if ignored(stack, rel, false) || deny(rel) {
 					continue
 				}
 				info, err := e.Info()

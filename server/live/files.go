@@ -214,7 +214,7 @@ func (s *Session) fileTarget(p string) (tools.Target, error) {
 	if err != nil {
 		return tools.Target{}, err
 	}
-	return tools.NewDenied(s.m.opts.DeniedPaths, home, s.m.opts.ProfileDir).Resolve(abs)
+	return s.m.denied().Resolve(abs)
 }
 
 // decodeInput reads a tool's input strictly: a misnamed field (old_string
@@ -230,4 +230,10 @@ func decodeInput(input []byte, v any) error {
 
 func fileFailed(tool string, err error) toolOutcome {
 	return toolOutcome{output: tool + ": " + err.Error(), isError: true}
+}
+
+// denied is the denied-path rule (tools.Denied) every path a session
+// reads, shows or restores is held to.
+func (m *Manager) denied() *tools.Denied {
+	return tools.DeniedRule(m.opts.DeniedPaths, m.opts.ProfileDir)
 }

@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -317,11 +318,12 @@ func noteSender(id, title string) string {
 }
 
 // Attach attaches a file or folder of the session's folder to the next
-// message, under read_file's rules (denied paths, links that lead there):
+// message, under read_file's rules (denied paths, links that lead there)
+// and in the session's folder only (folderTarget):
 // a file's numbered lines (up to maxAttachLines), which count as read, so
 // the agent may edit it at once; a folder's entries.
 func (s *Session) Attach(p string) (session.Note, error) {
-	t, err := s.fileTarget(p)
+	t, err := s.folderTarget(p)
 	if err != nil {
 		return session.Note{}, err
 	}
@@ -377,9 +379,9 @@ func listEntries(dir string) (string, error) {
 const maxPathHits = 50
 
 // Paths completes a path the person is typing after @: the entries of
-// prefix's folder (relative to the session's folder, or ~/ or absolute)
-// whose names start with what follows its last slash, folders ending in a
-// slash. Entries read_file would refuse are left out.
+// prefix's folder (relative to the session's folder, or ~/ or absolute,
+// inside it) whose names start with what follows its last slash, folders
+// ending in a slash. Entries Attach would refuse are left out.
 func (s *Session) Paths(prefix string) ([]string, error) {
 	dirPart, base := "", prefix
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
@@ -389,7 +391,7 @@ func (s *Session) Paths(prefix string) ([]string, error) {
 	if look == "" {
 		look = "."
 	}
-	t, err := s.fileTarget(look)
+	t, err := s.folderTarget(look)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +406,7 @@ func (s *Session) Paths(prefix string) ([]string, error) {
 			continue
 		}
 		p := dirPart + name
-		if _, err := s.fileTarget(p); err != nil {
+		if _, err := s.folderTarget(p); err != nil {
 			continue
 		}
 		isDir := e.IsDir()
@@ -422,4 +424,37 @@ func (s *Session) Paths(prefix string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// folderTarget resolves a path the person names with @: relative to the
+// session's folder (not where its shell went since), not denied, and in
+// that folder, where its links lead too: @ attaches the project's files,
+// never /etc, the home folder or another profile's server.json.
+func (s *Session) folderTarget(p string) (tools.Target, error) {
+	root := s.cwdRoot()
+	home, _ := os.UserHomeDir()
+	abs, err := tools.AbsPath(root, home, p)
+	if err != nil {
+		return tools.Target{}, err
+	}
+	t, err := s.m.denied().Resolve(abs)
+	if err != nil {
+		return t, err
+	}
+	if !inFolder(t.Path, root) {
+		return t, fmt.Errorf("%s is outside the session's folder %s: %w", p, root, ErrOutsideFolder)
+	}
+	realRoot := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	if !inFolder(t.Real, realRoot) {
+		return t, fmt.Errorf("%s leads to %s, outside the session's folder %s: %w", p, t.Real, root, ErrOutsideFolder)
+	}
+	return t, nil
+}
+
+// inFolder reports whether p is dir or inside it; both are clean.
+func inFolder(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"myco/server/event"
 	"myco/server/tools"
@@ -30,6 +33,9 @@ var (
 	// ErrUndoStale: the turn confirmed is no longer the one an undo or
 	// redo would take (another tab did it first, or a turn ran).
 	ErrUndoStale = errors.New("that turn is no longer the one to undo or redo; ask again")
+	// ErrOutsideFolder: a path (@path, /diff PATH) that is not in the
+	// session's folder.
+	ErrOutsideFolder = errors.New("only paths in the session's folder are taken")
 )
 
 // File actions of an undo or redo plan.
@@ -190,9 +196,29 @@ func (s *Session) PlanUndo() (*UndoPlan, error) { return s.plan(false) }
 func (s *Session) PlanRedo() (*UndoPlan, error) { return s.plan(true) }
 
 func (s *Session) plan(redo bool) (*UndoPlan, error) {
-	p, _, _, err := s.planFull(redo)
-	return p, err
+	// A running turn holds the folder's snapshots (snapMu) until it ends:
+	// the plan would wait for all of it, and then be of a folder the turn
+	// is still changing. Say so at once instead.
+	s.mu.Lock()
+	running := s.slot != nil
+	s.mu.Unlock()
+	if running {
+		return nil, errUndoWhileRunning
+	}
+	p, target, now, err := s.planFull(redo)
+	if err != nil {
+		return nil, err
+	}
+	// What would stop the restore halfway is said now, before the card.
+	if err := s.m.opts.Snapshots.Check(target, now); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
+
+// errUndoWhileRunning is an undo, redo or its plan asked for while a turn
+// (or a compaction) runs.
+var errUndoWhileRunning = fmt.Errorf("%w: undo and redo wait until it ends (or stop it first)", ErrTurnRunning)
 
 // planFull is plan with the manifests it compared: the target to restore
 // and the folder now.
@@ -219,16 +245,13 @@ func (s *Session) planFull(redo bool) (*UndoPlan, *snapshot.Manifest, *snapshot.
 	}
 	ids, latest, text := s.turnMessages(r, starts)
 	before, err := st.Load(s.id, beforeName(r.id))
-	if errors.Is(err, snapshot.ErrNotFound) {
-		// Taking it failed (logged): most likely a folder past the limits.
-		return nil, nil, nil, fmt.Errorf("%w: no snapshot was taken before that turn; %v", ErrNothingToUndo, snapshot.ErrTooLarge)
-	}
 	if err != nil {
-		return nil, nil, nil, err
+		// A folder past the limits says so (snapshot.TooLargeError).
+		return nil, nil, nil, fmt.Errorf("cannot undo or redo %q: %w", text, err)
 	}
 	after, aerr := st.Load(s.id, afterName(r.id))
 	if aerr != nil && !errors.Is(aerr, snapshot.ErrNotFound) {
-		return nil, nil, nil, aerr
+		return nil, nil, nil, fmt.Errorf("cannot undo or redo %q: the snapshot after it: %w", text, aerr)
 	}
 	target := before
 	if redo {
@@ -298,6 +321,8 @@ func (s *Session) apply(turn string, redo bool) (*UndoPlan, error) {
 	if turn != "" && p.Turn != turn {
 		return nil, ErrUndoStale
 	}
+	// Restore checks the folder's shape first and changes nothing when
+	// it cannot be done whole (snapshot.ConflictError).
 	if _, err := s.m.opts.Snapshots.Restore(target, now); err != nil {
 		return nil, err
 	}
@@ -321,10 +346,20 @@ type DiffFile struct {
 // Diff is what changed in the folder since the session's first turn
 // (since "first") or since the latest turn began ("last"), compared with
 // the files as they are now, limited to path (a file or folder; "" all).
+// A denied path is refused, and no denied file is ever in it: the
+// snapshots hold none, and the folder now is read under the same rule.
 func (s *Session) Diff(since, path string) ([]DiffFile, error) {
 	st := s.m.opts.Snapshots
 	if st == nil {
 		return nil, ErrUndoOff
+	}
+	root := s.cwdRoot()
+	if path != "" {
+		rel, err := s.diffPath(root, path)
+		if err != nil {
+			return nil, err
+		}
+		path = rel
 	}
 	refs := s.turns()
 	var kept []turnRef
@@ -342,36 +377,87 @@ func (s *Session) Diff(since, path string) ([]DiffFile, error) {
 	}
 	base, err := st.Load(s.id, beforeName(r.id))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot show the changes: %w", err)
 	}
 	now, err := st.Scan(s.id, base.Dir)
 	if err != nil {
+		return nil, fmt.Errorf("cannot show the changes: %w", err)
+	}
+	dir, err := os.OpenRoot(base.Dir)
+	if err != nil {
 		return nil, err
 	}
-	if filepath.IsAbs(path) {
-		if rel, err := filepath.Rel(base.Dir, path); err == nil {
-			path = rel
-		}
-	}
+	defer dir.Close()
 	out := []DiffFile{}
 	for _, c := range snapshot.Under(snapshot.Compare(base, now), path) {
-		f := DiffFile{Path: c.Path, Kind: c.Kind}
-		var old, cur []byte
-		if c.Before != nil {
-			if old, err = st.Blob(c.Before.SHA256); err != nil {
-				return nil, err
-			}
-		}
-		if c.After != nil {
-			cur, _ = os.ReadFile(filepath.Join(base.Dir, filepath.FromSlash(c.Path)))
-		}
-		if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 {
-			f.Binary = true
-		} else {
-			f.Diff = tools.Unified(c.Path, string(old), string(cur), c.Kind == snapshot.Added)
-			f.Added, f.Removed = tools.DiffStat(f.Diff)
+		f, err := diffFile(st, dir, c)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// diffPath is the path /diff was asked for, relative to the session's
+// folder root, or why it is refused: a denied path (a .env file, ~/.ssh,
+// myco's data) is refused as read_file refuses it.
+func (s *Session) diffPath(root, p string) (string, error) {
+	home, _ := os.UserHomeDir()
+	abs, err := tools.AbsPath(root, home, p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.m.denied().Resolve(abs); err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%s is outside the session's folder %s: %w", p, root, ErrOutsideFolder)
+	}
+	return rel, nil
+}
+
+// diffFile is one change as /diff shows it: the snapshot's contents
+// against the file now, read beneath the folder (os.Root) and never
+// through a link (a link's contents are its target's name, as stored).
+func diffFile(st *snapshot.Store, dir *os.Root, c snapshot.Change) (DiffFile, error) {
+	f := DiffFile{Path: c.Path, Kind: c.Kind}
+	var old, cur []byte
+	var err error
+	if c.Before != nil {
+		if old, err = st.Blob(c.Before.SHA256); err != nil {
+			return f, err
+		}
+	}
+	if c.After != nil {
+		cur = readNow(dir, c.Path)
+	}
+	if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 {
+		f.Binary = true
+	} else {
+		f.Diff = tools.Unified(c.Path, string(old), string(cur), c.Kind == snapshot.Added)
+		f.Added, f.Removed = tools.DiffStat(f.Diff)
+	}
+	return f, nil
+}
+
+// readNow reads rel as a snapshot stores it: a link's target, a file's
+// bytes (up to snapshot.MaxFile); nothing when it is gone.
+func readNow(dir *os.Root, rel string) []byte {
+	fi, err := dir.Lstat(rel)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		to, _ := dir.Readlink(rel)
+		return []byte(to)
+	}
+	f, err := dir.Open(rel)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, snapshot.MaxFile))
+	return b
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"myco/server/event"
+	"myco/server/tools"
 	"myco/session"
 	"myco/snapshot"
 )
@@ -17,7 +18,7 @@ import (
 func newUndoEnv(t *testing.T) *fileEnv {
 	t.Helper()
 	e, _ := newGoalEnv(t)
-	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"))
+	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir).Denies)
 	e.opts.AllowBash = true
 	return e
 }

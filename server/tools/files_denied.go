@@ -9,11 +9,15 @@ import (
 	"strings"
 )
 
-// Denied is the set of paths the file tools refuse: the settings'
-// denied_paths, the profile's own folder, and every file named .env or
-// .env.*. A path is refused when it, or where its links lead, is inside
-// one: a link out of a denied folder is not followed, and a link into one
-// does not get in.
+// Denied is the one denied-path rule: the set of paths myco never reads,
+// copies, shows or restores on anyone's behalf. The file tools, @path,
+// the folder snapshots behind undo, /diff and undo itself all ask it
+// (docs/RELIABILITY.md). It holds the settings' denied_paths, myco's own
+// data folder (every profile: settings, server.json and its token, the
+// sessions, the snapshot store), and every file named .env or .env.*. A
+// path is refused when it, or where its links lead, is inside one: a link
+// out of a denied folder is not followed, and a link into one does not
+// get in.
 type Denied struct {
 	roots []deniedRoot
 }
@@ -21,10 +25,14 @@ type Denied struct {
 type deniedRoot struct {
 	name string // as settings write it, or what the folder is
 	path string // absolute
+	real string // where path leads when it is a link, else ""
 }
 
 // NewDenied returns the denied set of settings paths (absolute, or
-// relative to home, "~/" included) and of the profile folder, when given.
+// relative to home, "~/" included) and of myco's data, when profileDir is
+// given: the data folder that holds every profile when profileDir is laid
+// out as profiles.Open lays it (<data>/profiles/<name>), else the profile
+// folder alone.
 func NewDenied(paths []string, home, profileDir string) *Denied {
 	d := &Denied{}
 	for _, p := range paths {
@@ -38,12 +46,42 @@ func NewDenied(paths []string, home, profileDir string) *Denied {
 		if home == "" && !filepath.IsAbs(p) {
 			continue // nowhere to anchor it
 		}
-		d.roots = append(d.roots, deniedRoot{name: p + " (settings denied_paths)", path: filepath.Clean(abs)})
+		d.add(p+" (settings denied_paths)", abs)
 	}
 	if profileDir != "" {
-		d.roots = append(d.roots, deniedRoot{name: "myco's profile folder " + profileDir, path: filepath.Clean(profileDir)})
+		profileDir = filepath.Clean(profileDir)
+		if parent := filepath.Dir(profileDir); filepath.Base(parent) == "profiles" {
+			data := filepath.Dir(parent)
+			d.add("myco's data folder "+data+" (every profile's settings, token, sessions and snapshots)", data)
+		} else {
+			d.add("myco's profile folder "+profileDir, profileDir)
+		}
 	}
 	return d
+}
+
+// DeniedRule is the rule for this user: the settings' denied_paths taken
+// from their home folder, and myco's data around profileDir.
+func DeniedRule(paths []string, profileDir string) *Denied {
+	home, _ := os.UserHomeDir()
+	return NewDenied(paths, home, profileDir)
+}
+
+// add denies the folder (or file) at abs, and where it leads when it is a
+// link, resolved once: a walker asks for every file it meets.
+func (d *Denied) add(name, abs string) {
+	r := deniedRoot{name: name, path: filepath.Clean(abs)}
+	if rr, err := filepath.EvalSymlinks(r.path); err == nil && rr != r.path {
+		r.real = rr
+	}
+	d.roots = append(d.roots, r)
+}
+
+// Denies reports whether abs (absolute, clean) is denied by its name
+// alone, links not followed: what a walker that never follows links (the
+// snapshots) asks of each entry. A denied folder's whole tree is denied.
+func (d *Denied) Denies(abs string) bool {
+	return d != nil && d.check(abs, abs) != nil
 }
 
 // DeniedError is a path the file tools refuse.
@@ -97,11 +135,8 @@ func (d *Denied) check(shown, p string) error {
 		return denied("a .env file, where secrets are kept")
 	}
 	for _, r := range d.roots {
-		if within(p, r.path) {
-			return denied("inside " + r.name)
-		}
 		// The denied folder may itself be a link: its target is denied too.
-		if rr, err := filepath.EvalSymlinks(r.path); err == nil && rr != r.path && within(p, rr) {
+		if within(p, r.path) || (r.real != "" && within(p, r.real)) {
 			return denied("inside " + r.name)
 		}
 	}
