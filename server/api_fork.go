@@ -92,5 +92,6 @@ func (s *Server) deleteSession(c echo.Context) error {
 	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Delete(id) }); err != nil {
 		return err
 	}
+	s.forgetSnapshots(id)
 	return c.NoContent(http.StatusNoContent)
 }

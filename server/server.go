@@ -72,6 +72,7 @@ type Server struct {
 	told   told
 	live   *live.Manager
 	feed   *feed
+	snaps  *snapshot.Store // nil with undo off
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -106,6 +107,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.events = newHub(s.snapshot, opts.Logger)
 	s.feed = newFeed(opts.Sessions, s.events, opts.Logger, opts.WatchInterval)
 	s.events.observe = s.feed.observe
+	s.snaps = snapshotStore(opts)
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
@@ -125,7 +127,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 			m := opts.Settings.ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
-		Snapshots: snapshotStore(opts),
+		Snapshots: s.snaps,
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{
@@ -149,6 +151,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.feed.look()
 	go s.feed.run(ctx)
 	go s.live.RunIdle(ctx)
+	go s.collectSnapshots(ctx)
 	go s.events.heartbeat(ctx, s.opts.Heartbeat)
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {

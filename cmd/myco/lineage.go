@@ -62,7 +62,12 @@ func deleteSession(e env, profile, prefix string, yes bool) error {
 	if err := st.sessions.Delete(id); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "deleted %s (its images stay until `myco images gc`)\n", id)
+	// Its snapshots go with it; the file contents they shared with other
+	// sessions stay until a collection finds them unused.
+	if err := openSnapshots(st.profile).DeleteSession(id); err != nil {
+		return fmt.Errorf("deleted %s, but not its snapshots: %w", id, err)
+	}
+	fmt.Fprintf(e.stdout, "deleted %s and its snapshots (its images stay until `myco images gc`)\n", id)
 	return nil
 }
 

@@ -55,6 +55,8 @@ Usage:
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
+  myco snapshots du                                     how much room undo's snapshots take, and what gc would free
+  myco snapshots gc [--dry-run]                         remove snapshots of deleted sessions and file contents no snapshot needs
 
 An ID can be its first characters, or @last for the most recently active
 session. Every command takes --profile P (default "default"). Data lives in
@@ -84,6 +86,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return sessionsCommand(ctx, e, *profile, rest[1:])
 	case "images":
 		return imagesCommand(ctx, e, *profile, rest[1:])
+	case "snapshots":
+		return snapshotsCommand(ctx, e, *profile, rest[1:])
 	case "send":
 		return sendCommand(ctx, e, *profile, rest[1:])
 	case "help":
