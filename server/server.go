@@ -180,5 +180,5 @@ func snapshotStore(opts Options) *snapshot.Store {
 	// (every profile, this one's snapshots among them) is ever copied into
 	// the store, shown by /diff or restored by /undo.
 	deny := tools.DeniedRule(opts.Settings.DeniedPaths, opts.ProfileDir)
-	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), deny.Denies)
+	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), deny)
 }

@@ -26,7 +26,7 @@ func TestDeleteAndGC(t *testing.T) {
 	take1(old, "gone", "t.before")
 	os.Remove(filepath.Join(dir, "a.txt"))
 	os.Remove(filepath.Join(dir, ".env"))
-	st := Open(root, func(abs string) bool { return filepath.Base(abs) == ".env" })
+	st := Open(root, Deny(func(abs string) bool { return filepath.Base(abs) == ".env" }))
 	take1(st, "kept", "t.before")
 	take1(st, "orphan", "t.before") // a session deleted by a myco that left its snapshots
 	write(t, dir, "orphan.txt", "only the orphan holds me\n")

@@ -210,9 +210,9 @@ func TestRestoreFileAndFolderSwaps(t *testing.T) {
 func TestDeniedEntriesNeverTakenNorLoaded(t *testing.T) {
 	dir, root := t.TempDir(), t.TempDir()
 	// As tools.Denied: a denied folder's whole tree is denied.
-	deny := func(abs string) bool {
+	deny := Deny(func(abs string) bool {
 		return filepath.Base(abs) == ".env" || strings.Contains(abs+"/", "/secret/")
-	}
+	})
 	write(t, dir, ".env", "KEY=1\n")
 	write(t, dir, "secret/id", "private\n")
 	write(t, dir, "a.txt", "a\n")

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -95,17 +96,34 @@ type Manifest struct {
 	TooLarge *TooLargeError `json:"too_large,omitempty"`
 }
 
-// Deny says whether the file or folder at abs (absolute, clean) must never
-// be snapshotted, shown or restored: the caller's denied-path rule
-// (server/tools.Denied), asked of every entry the walk meets and of every
-// path a manifest read from disk holds. A denied folder is not entered.
+// Rule is what a snapshot never holds, shows or restores: the caller's
+// denied-path rule (server/tools.Denied).
+type Rule interface {
+	// Denies reports whether the file or folder at abs (absolute, clean)
+	// is denied by its name; a denied folder's whole tree is denied, and
+	// is not entered.
+	Denies(abs string) bool
+	// Twins is asked once by a scan that meets files of several names
+	// (hard links): the function it returns says whether such a file is
+	// a denied file under another name.
+	Twins() func(fs.FileInfo) bool
+}
+
+// Deny is a Rule by name alone: no hard link is taken for a denied file
+// (but one to a denied file the scan meets in the folder itself).
 type Deny func(abs string) bool
+
+// Denies calls d.
+func (d Deny) Denies(abs string) bool { return d(abs) }
+
+// Twins denies no file by its identity.
+func (Deny) Twins() func(fs.FileInfo) bool { return func(fs.FileInfo) bool { return false } }
 
 // Store is the snapshot store rooted at one folder of the profile. It is
 // safe for concurrent use.
 type Store struct {
 	root string
-	deny Deny
+	rule Rule
 	mu   sync.Mutex
 	// last is, per session, its latest scan: what a file's size and mtime
 	// are compared with before it is hashed again.
@@ -116,14 +134,14 @@ type Store struct {
 	blobs sync.RWMutex
 }
 
-// Open returns the store rooted at root (created on first write). deny
-// (nil: nothing) is the rule of what is never copied; the store's own
-// folder is never snapshotted whatever it says.
-func Open(root string, deny Deny) *Store {
+// Open returns the store rooted at root (created on first write). rule
+// (nil: none) is what is never copied; the store's own folder is never
+// snapshotted whatever it says.
+func Open(root string, rule Rule) *Store {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	return &Store{root: root, deny: deny, last: map[string]*Manifest{}}
+	return &Store{root: root, rule: rule, last: map[string]*Manifest{}}
 }
 
 // denied reports whether abs is the store, inside it, or denied by the rule.
@@ -131,7 +149,7 @@ func (s *Store) denied(abs string) bool {
 	if abs == s.root || strings.HasPrefix(abs, s.root+string(filepath.Separator)) {
 		return true
 	}
-	return s.deny != nil && s.deny(abs)
+	return s.rule != nil && s.rule.Denies(abs)
 }
 
 // ErrNotFound is returned for a manifest the store does not hold.
@@ -359,7 +377,15 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 		real = r
 	}
 	deny := func(rel string) bool { return s.deniedIn(dir, real, rel) }
-	err = walk(dir, deny, func(rel string, info fs.FileInfo) error {
+	// Denied files met that have other names: a hard link in the folder
+	// to one of them is the same file, and is left out too.
+	deniedIDs := map[fileID]bool{}
+	onDenied := func(info fs.FileInfo) {
+		if id, n := identity(info); n > 1 {
+			deniedIDs[id] = true
+		}
+	}
+	err = walk(dir, deny, onDenied, func(rel string, info fs.FileInfo) error {
 		total += info.Size()
 		if len(files) >= MaxFiles || total > MaxBytes {
 			return &TooLargeError{Files: len(files) + 1, Bytes: total}
@@ -370,7 +396,17 @@ func (s *Store) scan(session, dir string, store bool) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", dir, err)
 	}
+	var twins func(fs.FileInfo) bool
 	for _, f := range files {
+		id, n := identity(f.info)
+		if n > 1 && f.info.Mode().IsRegular() {
+			if twins == nil && s.rule != nil {
+				twins = s.rule.Twins() // once a scan, and only when needed
+			}
+			if deniedIDs[id] || (twins != nil && twins(f.info)) {
+				continue
+			}
+		}
 		if err := s.scanFile(m, prev, trustBefore, dir, f.rel, f.info, store); err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", dir, err)
 		}
@@ -520,4 +556,17 @@ func Under(changes []Change, p string) []Change {
 		}
 	}
 	return out
+}
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// identity is info's file identity and its number of names (0 when the
+// system does not say).
+func identity(info fs.FileInfo) (fileID, uint64) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, 0
+	}
+	return fileID{uint64(st.Dev), st.Ino}, uint64(st.Nlink)
 }

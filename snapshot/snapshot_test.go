@@ -223,7 +223,7 @@ func TestSkipsMycoData(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := Open(root, func(abs string) bool { return abs == home || strings.HasPrefix(abs, home+"/") })
+	st := Open(root, Deny(func(abs string) bool { return abs == home || strings.HasPrefix(abs, home+"/") }))
 	m, err := st.Take("s", "before-1", dir)
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,10 @@ func ignored(stack []ignoreRules, rel string, dir bool) bool {
 // files do not leave out, with that path. Files larger than MaxFile are
 // left out. Links are never followed: a link is a file whose contents
 // are its target's name.
-func walk(root string, deny func(rel string) bool, fn func(rel string, info fs.FileInfo) error) error {
+//
+// onDenied is told of every denied file met (a hard link to it elsewhere
+// in the folder is the same file).
+func walk(root string, deny func(rel string) bool, onDenied func(fs.FileInfo), fn func(rel string, info fs.FileInfo) error) error {
 	var visit func(dirRel string, stack []ignoreRules) error
 	visit = func(dirRel string, stack []ignoreRules) error {
 		abs := filepath.Join(root, filepath.FromSlash(dirRel))
@@ -78,7 +81,13 @@ func walk(root string, deny func(rel string) bool, fn func(rel string, info fs.F
 					return err
 				}
 			case e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0:
-				if ignored(stack, rel, false) || deny(rel) {
+				if deny(rel) {
+					if info, err := e.Info(); err == nil {
+						onDenied(info)
+					}
+					continue
+				}
+				if ignored(stack, rel, false) {
 					continue
 				}
 				info, err := e.Info()

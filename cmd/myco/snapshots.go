@@ -53,7 +53,7 @@ func openSnapshots(p *profiles.Profile) *snapshot.Store {
 	if s, err := profiles.LoadSettings(p.SettingsPath()); err == nil {
 		denied = s.DeniedPaths
 	}
-	return snapshot.Open(snapshotsDir(p), tools.DeniedRule(denied, p.Dir).Denies)
+	return snapshot.Open(snapshotsDir(p), tools.DeniedRule(denied, p.Dir))
 }
 
 func snapshotsDir(p *profiles.Profile) string { return filepath.Join(p.Dir, "snapshots") }

@@ -34,7 +34,7 @@ func newHomeEnv(t *testing.T) *homeEnv {
 	e.opts.DefaultCwd = home
 	e.opts.ProfileDir = e.profile
 	e.opts.DeniedPaths = []string{"~/.ssh", "~/.aws", "~/.gnupg"} // the settings' default
-	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir).Denies)
+	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir))
 	h := &homeEnv{fileEnv: e, home: home, secrets: map[string]string{
 		".ssh/id_ed25519":  "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-ed25519\n",
 		".aws/credentials": "[default]\naws_secret_access_key = secret-aws\n",
@@ -46,6 +46,12 @@ func newHomeEnv(t *testing.T) *homeEnv {
 		write(t, home, p, body)
 	}
 	write(t, home, "project.txt", "one\n")
+	// Hard links: the same files under names no rule denies.
+	for link, target := range map[string]string{"notes-key.txt": ".ssh/id_ed25519", "app/config.txt": "app/.env.local"} {
+		if err := os.Link(filepath.Join(home, target), filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return h
 }
 
@@ -61,7 +67,7 @@ func write(t *testing.T, dir, rel, body string) {
 }
 
 // A session working in the home folder: its snapshots copy none of the
-// secrets nor myco's data, /diff refuses a .env and never shows a secret
+// secrets nor myco's data (nor a hard link to one), /diff refuses a .env and never shows a secret
 // (not even through a link), and /undo plans no change to ~/.ssh, ~/.aws
 // or a .env, and makes none.
 func TestSnapshotsUndoAndDiffNeverTouchSecrets(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 func newUndoEnv(t *testing.T) *fileEnv {
 	t.Helper()
 	e, _ := newGoalEnv(t)
-	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir).Denies)
+	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir))
 	e.opts.AllowBash = true
 	return e
 }

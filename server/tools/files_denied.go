@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"myco/snapshot"
 )
 
 // Denied is the one denied-path rule: the set of paths myco never reads,
@@ -186,3 +188,6 @@ func realPath(p string, hops int) (string, error) {
 	}
 	return filepath.Join(realDir, filepath.Base(p)), nil
 }
+
+// The snapshot store holds to this rule (snapshot.Open takes it).
+var _ snapshot.Rule = (*Denied)(nil)

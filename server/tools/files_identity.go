@@ -115,3 +115,70 @@ func findTwin(root string, info fs.FileInfo) (string, error) {
 	}
 	return found, err
 }
+
+// Twins indexes, once, the files of several names (nlink > 1) in the
+// denied folders by identity, and returns whether a file is one of them:
+// the same file under another name. A walker that meets many hard links
+// (a pnpm store, say) asks it once, not a walk of every denied folder per
+// file as checkIdentity does. A folder past maxIdentityWalk entries cannot
+// be indexed whole: then every file of several names is taken for denied
+// (the safe side, as checkIdentity does). myco's stores of copies (a
+// profile's snapshots/ and images/) are not walked: they are large, and
+// hold copies, never the only name of a secret.
+func (d *Denied) Twins() func(fs.FileInfo) bool {
+	ids := map[[2]uint64]bool{}
+	for _, r := range d.roots {
+		if !indexTwins(r.path, ids) {
+			return func(info fs.FileInfo) bool { return true }
+		}
+	}
+	return func(info fs.FileInfo) bool {
+		id, ok := fileIdentity(info)
+		return ok && ids[id]
+	}
+}
+
+// indexTwins adds the identities of root's files of several names to ids;
+// false when root is past maxIdentityWalk entries.
+func indexTwins(root string, ids map[[2]uint64]bool) bool {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	n := 0
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: nothing there anyone else reads either
+		}
+		if n++; n > maxIdentityWalk {
+			return errWalkBound
+		}
+		if e.IsDir() && copyStore(p) {
+			return fs.SkipDir
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		if info, err := e.Info(); err == nil {
+			if id, ok := fileIdentity(info); ok {
+				ids[id] = true
+			}
+		}
+		return nil
+	})
+	return !errors.Is(err, errWalkBound)
+}
+
+// copyStore reports whether dir is a profile's snapshots/ or images/.
+func copyStore(dir string) bool {
+	base := filepath.Base(dir)
+	return (base == "snapshots" || base == "images") && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "profiles"
+}
+
+// fileIdentity is info's device and inode when it has several names.
+func fileIdentity(info fs.FileInfo) ([2]uint64, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink <= 1 {
+		return [2]uint64{}, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, true
+}
