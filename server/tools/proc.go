@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 // proc is one shell process and the goroutines around it.
 type proc struct {
 	cmd    *exec.Cmd
+	guard  *guard // kills the shell's group if myco dies
 	stdin  io.WriteCloser
 	out    chan []byte   // merged stdout and stderr; closed at EOF or stop
 	exited chan struct{} // closed once the shell has been waited for
@@ -29,27 +31,38 @@ func startProc(shell program, dir string, env []string) (*proc, error) {
 	}
 	cmd := exec.Command(shell.argv[0], shell.argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, w, w
-	// Its own group, so that one signal reaches every process it starts.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, so that one signal reaches every process it starts;
+	// and it dies with myco, even on SIGKILL.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
-		err = cmd.Start()
+		err = startLocked(cmd)
 	}
 	w.Close() // the shell holds the write end now
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
+	// Pdeathsig reaches the shell alone: a job it started (`sleep 1000 &`)
+	// would outlive myco. The guard kills the whole group then.
+	g, err := startGuard(cmd.Process.Pid)
+	if err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		r.Close()
+		return nil, fmt.Errorf("guard shell: %w", err)
+	}
 	// Set before any command can time out. It fits the empty pipe, so
 	// writing does not wait for the shell, and no later write overtakes it.
 	if _, err := io.WriteString(stdin, shell.prologue); err != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		g.stop()
 		_ = cmd.Wait()
 		r.Close()
 		return nil, fmt.Errorf("set up shell: %w", err)
 	}
 	p := &proc{
-		cmd: cmd, stdin: stdin, pipe: r,
+		cmd: cmd, guard: g, stdin: stdin, pipe: r,
 		out: make(chan []byte), exited: make(chan struct{}), quit: make(chan struct{}),
 	}
 	go p.read()
@@ -86,6 +99,9 @@ func (p *proc) read() {
 // status, -1 when it was killed by a signal.
 func (p *proc) stop() int {
 	p.once.Do(func() {
+		// The guard first: once the group is gone its number may be
+		// another's.
+		p.guard.stop()
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		close(p.quit)
 		p.pipe.Close()
@@ -149,4 +165,89 @@ func processGroup(pid int) (int, bool) {
 	}
 	g, err := strconv.Atoi(string(fields[2]))
 	return g, err == nil
+}
+
+// startLocked starts cmd from the one goroutine that owns its OS thread
+// for as long as myco runs. Pdeathsig fires when the thread that started
+// the child ends, not the process (go.dev/issue/27505): Go ends a thread
+// when a goroutine locked to it returns, so a child started from such a
+// goroutine would be killed early. This thread never ends.
+func startLocked(cmd *exec.Cmd) error {
+	spawner.once.Do(func() {
+		spawner.reqs = make(chan spawnReq)
+		go spawnLoop(spawner.reqs)
+	})
+	done := make(chan error, 1)
+	spawner.reqs <- spawnReq{cmd: cmd, done: done}
+	return <-done
+}
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan<- error
+}
+
+// spawner is process-wide on purpose: Pdeathsig ties a child to a
+// thread, and one thread for the whole process is what makes it safe.
+var spawner struct {
+	once sync.Once
+	reqs chan spawnReq
+}
+
+func spawnLoop(reqs <-chan spawnReq) {
+	runtime.LockOSThread() // and never unlocked: see startLocked
+	for r := range reqs {
+		r.done <- r.cmd.Start()
+	}
+}
+
+// guardScript waits for end of file on its stdin, whose only writer is
+// myco: the kernel closes it however myco ends, SIGKILL included. Then it
+// kills process group $1. It refuses a group number below 2: kill -- -1
+// would signal every process there is.
+const guardScript = `[ "$1" -gt 1 ] 2>/dev/null || exit 2
+read _ || :
+kill -s KILL -- "-$1"`
+
+// guard is a small sh that kills a shell's process group when myco dies.
+// It lives in its own group, so neither a stop of the shell's commands
+// nor a Ctrl-C at myco's terminal ends it.
+type guard struct {
+	cmd  *exec.Cmd
+	w    *os.File // myco's end of the guard's stdin; never written
+	once sync.Once
+}
+
+func startGuard(pgid int) (*guard, error) {
+	if pgid < 2 {
+		return nil, fmt.Errorf("no process group to guard (%d)", pgid)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(sh, "-c", guardScript, "myco-guard", strconv.Itoa(pgid))
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	return &guard{cmd: cmd, w: w}, nil
+}
+
+// stop ends the guard without letting it act: killed before its stdin
+// closes, it never reaches kill.
+func (g *guard) stop() {
+	g.once.Do(func() {
+		_ = g.cmd.Process.Kill()
+		_ = g.cmd.Wait()
+		g.w.Close()
+	})
 }

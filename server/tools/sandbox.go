@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,23 +20,41 @@ import (
 // namespaces turned off, a container that forbids them).
 var ErrNoSandbox = errors.New("no read-only sandbox is available")
 
-// Sandbox runs one command at a time in a fresh shell that sees the whole
-// file system read-only (bubblewrap, bwrap(1)): it can read the session's
-// folder and run programs, and cannot create, change or delete a file
-// anywhere but in a private /tmp that is thrown away after the command.
-// It is not a shell that persists: cd and export do not carry over.
+// Sandbox runs one command at a time in a fresh shell that can change
+// nothing outside itself (bubblewrap, bwrap(1)), as root too:
 //
-// The network is left as it is (a plan may need to read documentation);
-// the guarantee is about files only. Processes are in their own PID
-// namespace and die with the command (--die-with-parent), and --new-session
-// keeps a command from typing into the terminal of the server.
+//   - The whole file system is read-only, /proc/sys included; /tmp and
+//     /run are private and empty (the session's folder, if it lies there,
+//     is bound back read-only), and thrown away after the command.
+//   - It has its own user namespace without a single capability
+//     (--unshare-user --cap-drop ALL), so even uid 0 cannot remount, mount,
+//     set the hostname or make another namespace to gain them back; setuid
+//     binaries do not raise it (every mount is nosuid).
+//   - No network: its own network namespace holds a loopback that leads
+//     nowhere, so myco's API (and every other server) is out of reach, and
+//     an empty /run keeps it from the sockets there (D-Bus, Docker, systemd).
+//   - Its own PID, UTS, IPC and cgroup namespaces: it sees no process of
+//     the machine, and everything it starts dies with it (--die-with-parent).
+//   - The folders given to Hiding (myco's data: every profile, with its
+//     server.json and token) are empty folders inside.
+//
+// It can read every other file the user can read, and uses CPU and memory
+// without limit. It is not a shell that persists: cd and export do not
+// carry over. --new-session keeps a command from typing into the
+// terminal of the server.
 type Sandbox struct {
 	bwrap string
+	// nestedUserns is false where bwrap can forbid a namespace inside the
+	// sandbox (--disable-userns, bubblewrap 0.8): one more wall, not the
+	// main one, so an older bwrap still makes a sandbox.
+	nestedUserns bool
+	hidden       []string
 }
 
 // ProbeSandbox finds bwrap and runs `true` in the sandbox once: a bwrap
-// that is installed but cannot create its namespaces is no sandbox. The
-// error wraps ErrNoSandbox and says why.
+// that is installed but cannot create its namespaces (user namespaces
+// turned off, a container that forbids them) is no sandbox. The error
+// wraps ErrNoSandbox and says why.
 func ProbeSandbox(ctx context.Context) (*Sandbox, error) {
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("%w: bubblewrap runs on Linux only", ErrNoSandbox)
@@ -43,31 +63,124 @@ func ProbeSandbox(ctx context.Context) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: bwrap (bubblewrap) is not installed", ErrNoSandbox)
 	}
-	sb := &Sandbox{bwrap: path}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, sb.args("/", []string{"true"})...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%w: bwrap cannot start here: %v %s", ErrNoSandbox, err, strings.TrimSpace(string(out)))
+	sb := &Sandbox{bwrap: path}
+	if sb.try(ctx) == nil {
+		return sb, nil
+	}
+	sb.nestedUserns = true
+	if err := sb.try(ctx); err != nil {
+		return nil, fmt.Errorf("%w: bwrap cannot start here: %w", ErrNoSandbox, err)
 	}
 	return sb, nil
 }
 
+// try runs `true` in the sandbox.
+func (sb *Sandbox) try(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, sb.bwrap, sb.args("/", []string{"true"})...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// Hiding is a copy of sb in which each of paths (a folder, or a file)
+// that exists is empty, wherever a symlink leads to it from. Paths are
+// resolved at each command, so a folder made later is hidden too.
+func (sb *Sandbox) Hiding(paths ...string) *Sandbox {
+	c := *sb
+	c.hidden = append(slices.Clip(sb.hidden), paths...)
+	return &c
+}
+
+// private are the folders the sandbox gets empty and writable instead of
+// the machine's: scratch space, and /run for its sockets.
+var private = []string{"/tmp", "/run"}
+
 // args is bwrap's command line for argv run in dir. Order matters: the
 // later mounts go over the earlier ones, so a folder under /tmp is bound
-// again (read-only) over the private /tmp.
+// again (read-only) over the private /tmp, and a hidden folder inside
+// the session's folder is emptied after that.
 func (sb *Sandbox) args(dir string, argv []string) []string {
 	a := []string{
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
-		"--tmpfs", "/tmp",
+		// bwrap leaves a new /proc's sys writable, and uid 0 needs no
+		// capability to write most of it (kernel.core_pattern runs a
+		// program as the machine's root).
+		"--ro-bind", "/proc/sys", "/proc/sys",
 	}
-	if dir == "/tmp" || strings.HasPrefix(dir, "/tmp/") {
-		a = append(a, "--ro-bind", dir, dir)
+	for _, p := range private {
+		if isDir(p) {
+			a = append(a, "--tmpfs", p)
+			if within(dir, p) {
+				a = append(a, "--ro-bind", dir, dir)
+			}
+		}
 	}
-	a = append(a, "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", dir, "--")
+	a = append(a, sb.hideArgs(dir)...)
+	a = append(a,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+		"--cap-drop", "ALL", "--die-with-parent", "--new-session")
+	if !sb.nestedUserns {
+		a = append(a, "--disable-userns")
+	}
+	a = append(a, "--chdir", dir, "--")
 	return append(a, argv...)
+}
+
+// hideArgs empties each hidden path the sandbox would otherwise show: a
+// folder gets a tmpfs, a file /dev/null. A path inside a private folder
+// is already out of sight unless it is in the session's folder.
+func (sb *Sandbox) hideArgs(dir string) []string {
+	var a []string
+	for _, p := range sb.resolvedHidden() {
+		if slices.ContainsFunc(private, func(root string) bool { return within(p, root) }) && !within(p, dir) {
+			continue
+		}
+		switch info, err := os.Stat(p); {
+		case err != nil:
+		case info.IsDir():
+			a = append(a, "--tmpfs", p)
+		default:
+			a = append(a, "--ro-bind", "/dev/null", p)
+		}
+	}
+	return a
+}
+
+// resolvedHidden is every hidden path with its symlinks followed: bwrap
+// mounts over the real folder, and a link to it then leads to the empty
+// one. Parents come before children, as the mounts must.
+func (sb *Sandbox) resolvedHidden() []string {
+	var out []string
+	for _, p := range sb.hidden {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			out = append(out, real)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// hides reports whether dir is inside a hidden folder, where a command
+// cannot run: it would see an empty folder.
+func (sb *Sandbox) hides(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		real = dir
+	}
+	return slices.ContainsFunc(sb.resolvedHidden(), func(p string) bool { return within(real, p) })
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // Run runs command with bash in a new sandboxed shell in folder dir, with
@@ -82,6 +195,9 @@ func (sb *Sandbox) Run(ctx context.Context, dir, command string, env []string, t
 	}
 	if err := checkDir(dir); err != nil {
 		return RunResult{ExitCode: -1}, fmt.Errorf("sandbox: %w", err)
+	}
+	if sb.hides(dir) {
+		return RunResult{ExitCode: -1}, fmt.Errorf("sandbox: %s is inside myco's own data, which the sandbox hides", dir)
 	}
 	shell, err := findShell()
 	if err != nil {
@@ -104,7 +220,11 @@ func (sb *Sandbox) Run(ctx context.Context, dir, command string, env []string, t
 	// command past its end.
 	cmd.WaitDelay = exitDrain
 	start := time.Now()
-	runErr := cmd.Run()
+	// From the spawner's thread: --die-with-parent is a Pdeathsig too.
+	runErr := startLocked(cmd)
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	res := RunResult{Duration: time.Since(start)}
 	res.Output, res.Truncated = out.String()
 	var exit *exec.ExitError
