@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"myco/internal/reexec"
 	"myco/server/tools"
 )
 
@@ -102,5 +104,36 @@ func TestSandboxStop(t *testing.T) {
 	_, err := sb.Run(ctx, t.TempDir(), "echo ready; sleep 30", nil, time.Minute, progress)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
+	}
+}
+
+// Where no user namespace can be made, there is no sandbox: the probe
+// says so (plan mode then refuses bash with that reason) rather than
+// running commands in a sandbox that would keep root's capabilities. The
+// probe runs inside a bwrap that forbids new user namespaces.
+func TestProbeWithoutUserNamespaces(t *testing.T) {
+	if reexec.Role() == "no-userns" {
+		_, err := tools.ProbeSandbox(context.Background())
+		if !errors.Is(err, tools.ErrNoSandbox) {
+			t.Fatalf("probe without user namespaces: %v, want ErrNoSandbox", err)
+		}
+		t.Logf("probe: %v", err)
+		return
+	}
+	sandbox(t)
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := reexec.Command(t, "TestProbeWithoutUserNamespaces", "no-userns")
+	cmd.Args = append([]string{bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--"}, cmd.Args...)
+	cmd.Path = bwrap
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "no read-only sandbox is available: bwrap cannot start here") {
+		t.Errorf("the probe did not say why:\n%s", out)
 	}
 }
