@@ -124,7 +124,7 @@ func runEscapes(t *testing.T, sb *tools.Sandbox, project string) {
 // elsewhere, and a link to the data), and a server on loopback.
 type world struct {
 	project, data, elsewhere, home, escape, token string
-	env                                             []string
+	env                                           []string
 }
 
 func newWorld(t *testing.T, project string) *world {
