@@ -4,12 +4,19 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
+	// Before anything else, and here rather than in run, which the tests
+	// call in process: it is the whole process that hides its secrets
+	// (secrets_linux.go).
+	if err := hideSecrets(); err != nil {
+		fmt.Fprintf(os.Stderr, "myco: warning: %v\n", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
