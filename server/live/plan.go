@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -21,12 +22,13 @@ import (
 //   - write_file and edit_file are refused without asking: an approval
 //     the person would have to deny every time is noise, and a plan is
 //     for reading.
-//   - bash runs in a fresh read-only sandbox (tools.Sandbox) rather than
-//     the session's persistent shell, whose writes nothing could stop.
-//     The agent is told that cd and export do not carry over. With no
-//     sandbox on this machine bash is off, and the agent is told why.
-//     Approval is asked as usual: read-only is not harmless (a command
-//     can still read a secret and send it away).
+//   - bash runs in a fresh sandbox (tools.Sandbox) rather than the
+//     session's persistent shell, whose writes nothing could stop: read
+//     only, no network, no capabilities even as root, myco's own data
+//     hidden (dataFolders). The agent is told that cd and export do not
+//     carry over. With no sandbox on this machine bash is off, and the
+//     agent is told why. Approval is asked as usual: read-only is not
+//     harmless (what a command reads, a secret too, goes to the model).
 //   - The system prompt says plan mode is on and what that means.
 //   - A turn that ends with an answer in plan mode is a plan ready: the
 //     tabs ask "Build this plan?" (event.PlanReady).
@@ -49,8 +51,9 @@ const planPrompt = `
 
 Plan mode is on: the person wants a plan before anything changes. Read
 files and run commands that only look (each bash command runs in a fresh
-read-only sandbox: the folder cannot change, and cd and export do not carry
-over); write_file and edit_file are refused. Study what you need, then
+read-only sandbox without network: the folder cannot change, nothing can be
+downloaded, and cd and export do not carry over); write_file and edit_file
+are refused. Study what you need, then
 answer with a clear, numbered plan: the files to change and how, the
 commands to run, and the risks. Do not claim to have changed anything. The
 person switches to build mode to carry the plan out.`
@@ -163,7 +166,7 @@ func (s *Session) planRefusal(use session.Block) (toolOutcome, bool) {
 
 // sandboxNote starts every plan-mode command's result, so the agent
 // never takes the sandbox for its shell.
-const sandboxNote = "[plan mode: run in a fresh read-only sandbox, not your persistent shell; files cannot change here, and cd and export do not carry over]\n"
+const sandboxNote = "[plan mode: run in a fresh read-only sandbox without network, not your persistent shell; files cannot change here, and cd and export do not carry over]\n"
 
 // runPlanBash runs an approved bash call in the read-only sandbox, in the
 // folder the session's shell is in.
@@ -181,11 +184,34 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 		timeout = in.Timeout()
 	}
 	s.enter(StatusTool, "bash")
+	sb = sb.Hiding(s.m.dataFolders()...)
 	res, err := sb.Run(ctx, dir, in.Command, s.shellEnv(), timeout, s.outputRecorder(use.ID))
 	if err != nil && ctx.Err() == nil {
 		return toolOutcome{output: sandboxNote + "The command could not run: " + err.Error(), isError: true}
 	}
 	return toolOutcome{output: sandboxNote + formatRun(res, ctx.Err() != nil, timeout), isError: res.ExitCode != 0 || res.TimedOut || ctx.Err() != nil}
+}
+
+// dataFolders is what plan mode's sandbox hides: myco's data folder
+// (every profile: its server.json and token, settings, sessions,
+// snapshots and images), and each profile folder linked into it from
+// elsewhere. A profile folder outside the usual <home>/profiles/<name>
+// is hidden alone.
+func (m *Manager) dataFolders() []string {
+	dir := m.opts.ProfileDir
+	if dir == "" {
+		return nil
+	}
+	profiles := filepath.Dir(dir)
+	if filepath.Base(profiles) != "profiles" {
+		return []string{dir}
+	}
+	folders := []string{filepath.Dir(profiles), dir}
+	entries, _ := os.ReadDir(profiles) // none: nothing more to hide
+	for _, e := range entries {
+		folders = append(folders, filepath.Join(profiles, e.Name()))
+	}
+	return folders
 }
 
 // shellEnv is the environment of a sandboxed command: the one the

@@ -182,3 +182,29 @@ func TestPlanReadyAfterAPlanTurn(t *testing.T) {
 		t.Errorf("snapshot's plan_ready %+v after build mode, want none", pr)
 	}
 }
+
+// Plan mode's sandbox hides myco's data, even inside the session's folder
+// (a session working in the home folder): the token in server.json, the
+// settings and the sessions, through a link too; and it has no network.
+func TestPlanModeSandboxHidesMycoData(t *testing.T) {
+	realSandbox(t)
+	var profile string
+	e := newFileEnv(t, func(o *Options) {
+		o.AllowBash = true
+		profile = filepath.Join(o.DefaultCwd, ".local", "share", "myco", "profiles", "default")
+		o.ProfileDir = profile
+	})
+	if err := os.MkdirAll(profile, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.write(t, ".local/share/myco/profiles/default/server.json", `{"token": "myco-plan-test-token"}`)
+	if err := os.Symlink(".local/share/myco", filepath.Join(e.work, "data")); err != nil {
+		t.Fatal(err)
+	}
+	s := planSession(t, e)
+	out := run(t, s, "bash", map[string]any{"command": "cat .local/share/myco/profiles/default/server.json data/profiles/default/server.json; grep -r myco-plan-test-token ."})
+	if strings.Contains(out.output, "myco-plan-test-token") {
+		t.Errorf("plan mode's bash read the token:\n%s", out.output)
+	}
+	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "ls -A .local/share/myco | wc -l"}), false, "\n0\n")
+}

@@ -153,7 +153,7 @@ func (sb *Sandbox) hideArgs(dir string) []string {
 
 // resolvedHidden is every hidden path with its symlinks followed: bwrap
 // mounts over the real folder, and a link to it then leads to the empty
-// one. Parents come before children, as the mounts must.
+// one. A path inside another hidden one is left out.
 func (sb *Sandbox) resolvedHidden() []string {
 	var out []string
 	for _, p := range sb.hidden {
@@ -165,7 +165,15 @@ func (sb *Sandbox) resolvedHidden() []string {
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	// A path inside another is gone with it; mounting over it again
+	// would need a folder made in the empty one.
+	kept := out[:0]
+	for _, p := range out {
+		if !slices.ContainsFunc(kept, func(k string) bool { return within(p, k) }) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // hides reports whether dir is inside a hidden folder, where a command
