@@ -148,6 +148,20 @@ func (a ApprovalView) SessionText() string {
 	return "Allow for this session"
 }
 
+// Note is the one sentence that says what the approval is worth: a
+// command in build mode runs with the person's own powers, and once
+// commands run, approving edits holds back nothing a command could not
+// do. "" for other tools.
+func (a ApprovalView) Note() string {
+	switch {
+	case a.Diff != nil || a.Name == "write_file" || a.Name == "edit_file":
+		return "Once bash is allowed, the agent can change files through it too: approving edits is then a courtesy, not a wall."
+	case a.Name == "bash":
+		return "In build mode a command runs with your own powers: it can read and change whatever you can, myco's token too."
+	}
+	return ""
+}
+
 // ApprovalHTML renders the card of a pending approval, for the
 // tool.approval event and a snapshot's approvals.
 func ApprovalHTML(toolUseID, name string, input []byte, diff string) (string, error) {

@@ -87,3 +87,29 @@ func TestApprovalLongDiffGolden(t *testing.T) {
 		t.Errorf("toggle %q", got)
 	}
 }
+
+// The card says what an approval is worth (issue 18): a command has the
+// person's own powers, and with bash allowed an edit's approval is a
+// courtesy.
+func TestApprovalNote(t *testing.T) {
+	tests := []struct {
+		name, tool, diff, want string
+	}{
+		{"bash", "bash", "", "your own powers"},
+		{"edit", "edit_file", "--- a\n+++ b\n", "a courtesy"},
+		{"write", "write_file", "", "a courtesy"},
+		{"other", "session_meta", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			html, err := web.ApprovalHTML("t1", tt.tool, []byte(`{}`), tt.diff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := strings.Contains(html, `data-testid="approval-note"`)
+			if has != (tt.want != "") || !strings.Contains(html, tt.want) {
+				t.Errorf("card for %s:\n%s\nwant a note with %q", tt.tool, html, tt.want)
+			}
+		})
+	}
+}
