@@ -121,6 +121,10 @@ func (sb *Sandbox) args(dir string, argv []string) []string {
 		}
 	}
 	a = append(a, sb.hideArgs(dir)...)
+	// As root, --unshare-user maps uid 0 to itself: the kernel still sees
+	// the machine's root, owner of root's files, so --uid 65534 would
+	// change what id(1) prints and nothing else. What holds is no
+	// capability at all and every mount read-only, /proc/sys included.
 	a = append(a,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 		"--cap-drop", "ALL", "--die-with-parent", "--new-session")
