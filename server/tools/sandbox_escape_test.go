@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -168,7 +169,7 @@ func (w *world) look(t *testing.T) string {
 		}
 		info, _ := d.Info()
 		data, _ := os.ReadFile(path)
-		fmt.Fprintf(&b, " %s:%v:%d:%x", path, info.Mode(), info.Size(), data)
+		fmt.Fprintf(&b, " %s:%v:%d:%x", path, info.Mode(), info.Size(), sha256.Sum256(data))
 		return nil
 	})
 	return b.String()
