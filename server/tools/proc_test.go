@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,4 +122,51 @@ func holdShell(t *testing.T) {
 	})
 	fmt.Printf("pids %s %s\n", strings.TrimSpace(res.Output), <-busy)
 	select {}
+}
+
+// pidfdThread is PIDFD_THREAD (Linux 6.9): a pidfd for one thread, which
+// becomes readable when that thread ends. x/sys does not name it yet.
+const pidfdThread = unix.O_EXCL
+
+// Pdeathsig fires when the thread that started the shell ends, not the
+// process (go.dev/issue/27505), and Go ends a thread whose locked
+// goroutine returns: a shell started from such a goroutine must outlive
+// it. It is started from a goroutine that locks its thread and returns;
+// once that thread is gone (its pidfd says so), the shell must still
+// answer, not be replaced.
+func TestShellOutlivesTheThreadThatStartedIt(t *testing.T) {
+	type started struct {
+		sh        *tools.Shell
+		tid, tidf int
+		err       error
+	}
+	for range 20 {
+		got := make(chan started)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			s := started{tid: unix.Gettid()}
+			if s.tidf, s.err = unix.PidfdOpen(s.tid, pidfdThread); s.err == nil {
+				s.sh, s.err = tools.NewShell(t.TempDir(), nil)
+			}
+			got <- s
+		}()
+		s := <-got
+		if s.err != nil {
+			t.Skipf("no pidfd for a thread here (Linux 6.9 has them), or no shell: %v", s.err)
+		}
+		defer s.sh.Close()
+		defer unix.Close(s.tidf)
+		if s.tid == os.Getpid() {
+			continue // the main thread: Go never ends it; try again
+		}
+		if !exits(t, s.tidf) {
+			t.Fatal("the goroutine's thread did not end")
+		}
+		res, err := s.sh.Run(context.Background(), "echo alive", time.Minute)
+		if err != nil || res.Output != "alive\n" {
+			t.Fatalf("the shell after its starting thread ended: %q, %v", res.Output, err)
+		}
+		return
+	}
+	t.Skip("every goroutine ran on the main thread")
 }
