@@ -38,7 +38,7 @@ func TestSandboxEscapes(t *testing.T) {
 	if reexec.Role() != "" {
 		return
 	}
-	t.Run("uid 65534", func(t *testing.T) {
+	t.Run("uid 65534 run by root", func(t *testing.T) {
 		cmd := reexec.Command(t, "TestSandboxEscapes", "escapes")
 		home := reexec.AsNobody(t, cmd)
 		project := filepath.Join(home, "project")
