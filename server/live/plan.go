@@ -25,7 +25,7 @@ import (
 //   - bash runs in a fresh sandbox (tools.Sandbox) rather than the
 //     session's persistent shell, whose writes nothing could stop: read
 //     only, no network, no capabilities even as root, myco's own data
-//     hidden (dataFolders). The agent is told that cd and export do not
+//     and the denied paths hidden (hiddenFromPlans). The agent is told that cd and export do not
 //     carry over. With no sandbox on this machine bash is off, and the
 //     agent is told why. Approval is asked as usual: read-only is not
 //     harmless (what a command reads, a secret too, goes to the model).
@@ -184,7 +184,7 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 		timeout = in.Timeout()
 	}
 	s.enter(StatusTool, "bash")
-	sb = sb.Hiding(s.m.dataFolders()...)
+	sb = sb.Hiding(s.m.hiddenFromPlans()...)
 	res, err := sb.Run(ctx, dir, in.Command, s.shellEnv(), timeout, s.outputRecorder(use.ID))
 	if err != nil && ctx.Err() == nil {
 		return toolOutcome{output: sandboxNote + "The command could not run: " + err.Error(), isError: true}
@@ -192,26 +192,21 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 	return toolOutcome{output: sandboxNote + formatRun(res, ctx.Err() != nil, timeout), isError: res.ExitCode != 0 || res.TimedOut || ctx.Err() != nil}
 }
 
-// dataFolders is what plan mode's sandbox hides: myco's data folder
-// (every profile: its server.json and token, settings, sessions,
-// snapshots and images), and each profile folder linked into it from
-// elsewhere. A profile folder outside the usual <home>/profiles/<name>
-// is hidden alone.
-func (m *Manager) dataFolders() []string {
-	dir := m.opts.ProfileDir
-	if dir == "" {
-		return nil
+// hiddenFromPlans is what plan mode's sandbox hides: what the one
+// denied-path rule denies (the settings' denied_paths, and myco's data
+// folder: every profile's server.json and token, settings, sessions,
+// snapshots and images), and each profile folder linked into the data
+// folder from elsewhere. .env files, which the rule names wherever they
+// are, stay readable: there is no folder to hide them by.
+func (m *Manager) hiddenFromPlans() []string {
+	hidden := tools.DeniedRule(m.opts.DeniedPaths, m.opts.ProfileDir).Paths()
+	if dir := m.opts.ProfileDir; dir != "" && filepath.Base(filepath.Dir(dir)) == "profiles" {
+		entries, _ := os.ReadDir(filepath.Dir(dir)) // none: nothing more to hide
+		for _, e := range entries {
+			hidden = append(hidden, filepath.Join(filepath.Dir(dir), e.Name()))
+		}
 	}
-	profiles := filepath.Dir(dir)
-	if filepath.Base(profiles) != "profiles" {
-		return []string{dir}
-	}
-	folders := []string{filepath.Dir(profiles), dir}
-	entries, _ := os.ReadDir(profiles) // none: nothing more to hide
-	for _, e := range entries {
-		folders = append(folders, filepath.Join(profiles, e.Name()))
-	}
-	return folders
+	return hidden
 }
 
 // shellEnv is the environment of a sandboxed command: the one the

@@ -185,7 +185,7 @@ func TestPlanReadyAfterAPlanTurn(t *testing.T) {
 
 // Plan mode's sandbox hides myco's data, even inside the session's folder
 // (a session working in the home folder): the token in server.json, the
-// settings and the sessions, through a link too; and it has no network.
+// settings and the sessions, through a link too; and the denied paths.
 func TestPlanModeSandboxHidesMycoData(t *testing.T) {
 	realSandbox(t)
 	var profile string
@@ -193,11 +193,16 @@ func TestPlanModeSandboxHidesMycoData(t *testing.T) {
 		o.AllowBash = true
 		profile = filepath.Join(o.DefaultCwd, ".local", "share", "myco", "profiles", "default")
 		o.ProfileDir = profile
+		o.DeniedPaths = append(o.DeniedPaths, filepath.Join(o.DefaultCwd, "private"))
 	})
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	e.write(t, ".local/share/myco/profiles/default/server.json", `{"token": "myco-plan-test-token"}`)
+	if err := os.Mkdir(filepath.Join(e.work, "private"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.write(t, "private/key", "myco-plan-test-private-key")
 	if err := os.Symlink(".local/share/myco", filepath.Join(e.work, "data")); err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +210,11 @@ func TestPlanModeSandboxHidesMycoData(t *testing.T) {
 	out := run(t, s, "bash", map[string]any{"command": "cat .local/share/myco/profiles/default/server.json data/profiles/default/server.json; grep -r myco-plan-test-token ."})
 	if strings.Contains(out.output, "myco-plan-test-token") {
 		t.Errorf("plan mode's bash read the token:\n%s", out.output)
+	}
+	// A denied path (settings denied_paths) is hidden as well.
+	out = run(t, s, "bash", map[string]any{"command": "cat private/key; grep -r myco-plan-test-private-key ."})
+	if strings.Contains(out.output, "myco-plan-test-private-key") {
+		t.Errorf("plan mode's bash read a denied file:\n%s", out.output)
 	}
 	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "ls -A .local/share/myco | wc -l"}), false, "\n0\n")
 }

@@ -94,6 +94,20 @@ func (sb *Sandbox) Hiding(paths ...string) *Sandbox {
 	return &c
 }
 
+// Paths are the folders and files d denies, each as given and, when it
+// is a link, where it leads: what a sandbox hides (Hiding) so that a
+// command cannot read what the file tools refuse.
+func (d *Denied) Paths() []string {
+	var out []string
+	for _, r := range d.roots {
+		out = append(out, r.path)
+		if r.real != "" {
+			out = append(out, r.real)
+		}
+	}
+	return out
+}
+
 // private are the folders the sandbox gets empty and writable instead of
 // the machine's: scratch space, and /run for its sockets.
 var private = []string{"/tmp", "/run"}
