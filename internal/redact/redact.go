@@ -62,12 +62,19 @@ type rule struct {
 // so in JSON a match stays inside one string and never eats an escape.
 const tokenChars = `[A-Za-z0-9_\-]`
 
-var rules = []rule{
+// rules are every kind, the specific ones first (of two spans alike, the
+// earlier rule names it).
+var rules = slices.Concat(specificRules, prefixedRules, generalRules)
+
+var specificRules = []rule{
 	{
 		kind: "private-key", anchors: []string{"-----BEGIN "}, window: 32 << 10,
 		// (?:[^"\\]|\\.) is one character of a JSON string, escapes
 		// included: a PEM block spans lines, written as \n in JSON.
-		re: regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY-----`),
+		// A block cut short (head -c, a truncated output) is a secret
+		// still: without its END line, the base64 lines after BEGIN go.
+		re:     regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,. \-]|\\[nrt])*)`),
+		textRe: regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=:,. \-\r\n\t]*)`),
 	},
 	{
 		kind: "anthropic-key", anchors: []string{"sk-ant-"}, word: true, window: 512,
@@ -83,23 +90,28 @@ var rules = []rule{
 		re: regexp.MustCompile(`\A(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
 	},
 	{
-		kind: "aws-access-key", anchors: []string{"AKIA", "ASIA"}, word: true, window: 64,
+		kind: "aws-access-key", anchors: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, word: true, window: 64,
 		// The trailing character is matched only to check that the key
 		// ends there; it stays.
-		re: regexp.MustCompile(`\A((?:AKIA|ASIA)[A-Z0-9]{16})(?:[^A-Za-z0-9]|\z)`), group: 1,
+		re: regexp.MustCompile(`\A((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?:[^A-Za-z0-9]|\z)`), group: 1,
 	},
 	{
-		kind: "slack-token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xapp-"}, word: true, window: 512,
-		re: regexp.MustCompile(`\Ax(?:ox[bpaosr]|app)-[A-Za-z0-9\-]{10,}`),
+		kind: "slack-token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"}, word: true, window: 512,
+		re: regexp.MustCompile(`\Ax(?:ox[bpaosre]|app)[-.][A-Za-z0-9.\-]{10,}`),
 	},
 	{
 		kind: "slack-webhook", anchors: []string{"https://hooks.slack.com/services/"}, window: 512,
 		re: regexp.MustCompile(`\Ahttps://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}`),
 	},
 	{
-		kind: "stripe-key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, word: true, window: 512,
-		re: regexp.MustCompile(`\A(?:[sr]k_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}`),
+		kind: "stripe-key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "sk_prod_", "rk_prod_", "whsec_"}, word: true, window: 512,
+		re: regexp.MustCompile(`\A(?:[sr]k_(?:live|test|prod)_|whsec_)[A-Za-z0-9]{16,}`),
 	},
+}
+
+// generalRules are the kinds found by their shape or their name rather
+// than a service's prefix.
+var generalRules = []rule{
 	{
 		kind: "jwt", anchors: []string{"eyJ"}, word: true, window: 8 << 10,
 		re: regexp.MustCompile(`\AeyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
@@ -111,7 +123,8 @@ var rules = []rule{
 	},
 	{
 		kind: "url-password", anchors: []string{"://"}, window: 256, pre: userinfoAhead,
-		re:    regexp.MustCompile(`\A://[^\s:/@"\\]+:([^\s:/@"\\]+)@`),
+		// The user may be empty: redis://:password@host.
+		re:    regexp.MustCompile(`\A://[^\s:/@"\\]*:([^\s:/@"\\]+)@`),
 		group: 1, keep: func(_, v []byte) bool { return placeholder(v) },
 	},
 	{
@@ -171,17 +184,21 @@ func separatorNext(rest []byte, n int) bool {
 // what may surround the name and the value.
 func assignment(quote string) string {
 	return `\A(?i:password|passwd|pwd|secret|token|api[_\-]?key|access_key|auth_?token)` +
-		quote + `[ \t]*(?:=|:)[ \t]*` + quote + "([^\\s\"'\\\\,;\\[\\]{}()<>`]{4,})"
+		quote + `[ \t]*(?:=|:)[ \t]*` + quote + "([^\\s\"'\\\\,;\\[\\]{}()<>`]{4,})(\\()?"
 }
 
-// keepAssignment keeps a value that is a placeholder, and a lone short
+// keepAssignment keeps a value that is a placeholder or a function called
+// (the expression matches the "(" after the value), and a lone short
 // word after a spaced separator ("Token: each word is…" is prose, not a
 // secret; "password=hunter" and "password: hunter2" are).
 func keepAssignment(match, value []byte) bool {
 	if placeholder(value) {
 		return true
 	}
-	spaced := bytes.ContainsAny(match[:len(match)-len(value)], " \t")
+	if match[len(match)-1] == '(' {
+		return true // a call: token = strings.TrimSpace(token)
+	}
+	spaced := bytes.ContainsAny(bytes.TrimSuffix(match, value), " \t")
 	return spaced && len(value) < 12 && isLowerWord(value)
 }
 
@@ -362,7 +379,11 @@ func (r *Redactor) redact(data []byte, inJSON bool) []byte {
 	}
 	var spans []span
 	for i := 0; i+2 < len(data); i++ {
-		if !anchorPairs[uint16(lowerByte(data[i]))<<8|uint16(lowerByte(data[i+1]))] {
+		p := anchorPairs[uint16(data[i])<<8|uint16(data[i+1])]
+		if p == 0 {
+			continue
+		}
+		if c := data[i+2]; anchorThirds[p-1][c>>6]&(1<<(c&63)) == 0 {
 			continue
 		}
 		for _, a := range anchorStarts[trigram(data[i:])] {
@@ -400,10 +421,15 @@ type anchor struct {
 
 // The anchors are found in one pass over the data, not one bytes.Index
 // pass each (37 passes, stopping at every "s" and "t" of prose, ran at
-// 50 MB/s): a table of the ASCII-lowercased pairs anchors start with
-// rules out most positions, then the trigram names the anchors to try.
+// 50 MB/s): a table of the byte pairs anchors start with rules out most
+// positions, a set of the third bytes that may follow each pair most of
+// the rest, then the trigram names the anchors to try. The tables hold
+// bytes as they are (an anchor that ignores case is entered in each of
+// its cases), so the loop never folds case, and "ac" in prose is not
+// tried as Twilio's "AC".
 var (
-	anchorPairs  [1 << 16]bool
+	anchorPairs  [1 << 16]uint16 // index+1 into anchorThirds; 0: no anchor starts so
+	anchorThirds [][4]uint64     // bit c: an anchor's third byte may be c
 	anchorStarts = map[uint32][]anchor{}
 )
 
@@ -414,20 +440,62 @@ func init() {
 			if len(text) < 3 {
 				panic("redact: an anchor needs three bytes: " + text)
 			}
-			anchorPairs[uint16(lowerByte(text[0]))<<8|uint16(lowerByte(text[1]))] = true
-			k := trigram([]byte(text))
-			anchorStarts[k] = append(anchorStarts[k], anchor{text: text, rule: &rules[i]})
+			for _, head := range cases(text[:3], rules[i].fold) {
+				addAnchor(head, anchor{text: text, rule: &rules[i]})
+			}
 		}
 	}
 }
 
+// addAnchor enters a under its first three bytes, head.
+func addAnchor(head string, a anchor) {
+	pair := uint16(head[0])<<8 | uint16(head[1])
+	if anchorPairs[pair] == 0 {
+		anchorThirds = append(anchorThirds, [4]uint64{})
+		anchorPairs[pair] = uint16(len(anchorThirds))
+	}
+	c := head[2]
+	anchorThirds[anchorPairs[pair]-1][c>>6] |= 1 << (c & 63)
+	k := trigram([]byte(head))
+	anchorStarts[k] = append(anchorStarts[k], a)
+}
+
+// cases is s in every mix of ASCII upper and lower case when fold, else
+// s alone.
+func cases(s string, fold bool) []string {
+	out := []string{""}
+	for _, c := range []byte(s) {
+		var next []string
+		for _, p := range out {
+			lower, upper := lowerByte(c), upperByte(c)
+			next = append(next, p+string(rune(c)))
+			if fold && lower != upper {
+				other := lower
+				if c == lower {
+					other = upper
+				}
+				next = append(next, p+string(rune(other)))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
 func trigram(b []byte) uint32 {
-	return uint32(lowerByte(b[0])) | uint32(lowerByte(b[1]))<<8 | uint32(lowerByte(b[2]))<<16
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
 }
 
 func lowerByte(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upperByte(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
 	}
 	return c
 }
@@ -447,7 +515,7 @@ func (a anchor) matchAt(data []byte, start int, inJSON bool) (span, bool) {
 	} else if string(rest[:len(a.text)]) != a.text {
 		return span{}, false
 	}
-	if ru.word && start > 0 && wordByte(data[start-1]) {
+	if ru.word && wordBefore(data, start, inJSON) {
 		return span{}, false
 	}
 	if ru.pre != nil && !ru.pre(rest, len(a.text)) {
@@ -476,6 +544,48 @@ func (a anchor) matchAt(data []byte, start int, inJSON bool) (span, bool) {
 func equalFoldASCII(b []byte, s string) bool {
 	for i := range len(s) {
 		if lowerByte(b[i]) != lowerByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordBefore reports whether the byte before data[start] continues a
+// word, so that a token starting there is only the tail of that word. In
+// JSON the last letter of an escape is no word: "\n", "\t", "\r" and
+// "\u000b" are the separators of the text they encode.
+func wordBefore(data []byte, start int, inJSON bool) bool {
+	if start == 0 || !wordByte(data[start-1]) {
+		return false
+	}
+	return !inJSON || !escapeEndsAt(data, start)
+}
+
+// escapeEndsAt reports whether a JSON escape (\b \f \n \r \t or \uXXXX)
+// ends just before data[end].
+func escapeEndsAt(data []byte, end int) bool {
+	switch data[end-1] {
+	case 'b', 'f', 'n', 'r', 't':
+		if oddBackslashesBefore(data, end-1) {
+			return true
+		}
+	}
+	return end >= 6 && data[end-5] == 'u' && isHex(data[end-4:end]) && oddBackslashesBefore(data, end-5)
+}
+
+// oddBackslashesBefore reports whether data[i] follows an odd run of
+// backslashes: it is escaped ("\\n" is a backslash and an n).
+func oddBackslashesBefore(data []byte, i int) bool {
+	n := 0
+	for i--; i >= 0 && data[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
 			return false
 		}
 	}
@@ -515,22 +625,19 @@ func replace(data []byte, spans []span) []byte {
 // now without cutting a secret in two. A secret never holds whitespace, so
 // the text up to its last whitespace can go, except where a secret may
 // still be coming after that whitespace: a name like "password =" or
-// "Bearer" just before it (its value comes next), or a PEM private key
-// block not yet ended.
+// "Bearer" just before it (its value comes next), a mysql command line
+// (its -p comes later on the line), or a PEM private key block not yet
+// ended. A certificate or a public key is no secret: its block is not
+// held. How long a writer may hold text is its own bound (see
+// session.Writer).
 func Settled(text string) int {
 	cut := strings.LastIndexAny(text, " \t\r\n") + 1
-	if begin := strings.LastIndex(text[:cut], "-----BEGIN "); begin >= 0 && !pemEnded(text[begin:cut]) {
+	if begin := heldBlock(text[:cut]); begin >= 0 {
 		cut = begin
 	}
-	// A name's value starts within a few bytes of the name, on its line.
-	const reach = 32
-	lo := max(0, cut-reach)
-	if nl := strings.LastIndexByte(text[lo:cut], '\n'); nl >= 0 {
-		lo += nl + 1
-	}
-	if i := indexSpanningName(text[lo:cut]); i >= 0 {
+	if i := heldName(text[:cut]); i >= 0 {
 		// Hold the whole name: "api_" and "key = …" apart match nothing.
-		cut = lo + i
+		cut = i
 		for cut > 0 && wordByte(text[cut-1]) {
 			cut--
 		}
@@ -538,21 +645,51 @@ func Settled(text string) int {
 	return cut
 }
 
+// heldBlock is where the last PEM block of s begins when it may hold a
+// private key and has not ended; -1 when there is none.
+func heldBlock(s string) int {
+	begin := strings.LastIndex(s, "-----BEGIN ")
+	if begin < 0 {
+		return -1
+	}
+	block := s[begin:]
+	label, _, complete := strings.Cut(block[len("-----BEGIN "):], "-----")
+	if complete && !strings.Contains(label, "PRIVATE KEY") || pemEnded(block) {
+		return -1
+	}
+	return begin
+}
+
 // pemEnded reports whether block, from its BEGIN line, holds its END line.
 func pemEnded(block string) bool {
 	end := strings.Index(block, "-----END ")
-	return end >= 0 && strings.Contains(block[end:], "KEY-----")
+	return end >= 0 && strings.Contains(block[end+len("-----END "):], "-----")
 }
 
-// spanningNames start the secrets whose value follows whitespace.
-var spanningNames = []string{"password", "passwd", "pwd", "secret", "token", "key", "auth", "bearer"}
+// spanningNames start the secrets whose value follows whitespace, and how
+// far past the name's start the value may be.
+var spanningNames = []struct {
+	name  string
+	reach int
+}{
+	{"password", 32}, {"passwd", 32}, {"pwd", 32}, {"secret", 32}, {"token", 32}, {"key", 32},
+	{"auth", 32}, {"bearer", 32}, {"basic", 32}, {"-u", 32}, {"mysql", 256},
+}
 
-// indexSpanningName is the first place in s where one of spanningNames
-// starts, in any case; -1 when none does.
-func indexSpanningName(s string) int {
-	for i := range len(s) {
-		for _, name := range spanningNames {
-			if len(s)-i >= len(name) && equalFoldASCII([]byte(s[i:i+len(name)]), name) {
+// maxReach is the largest reach of spanningNames.
+const maxReach = 256
+
+// heldName is the first place in s where one of spanningNames starts, in
+// any case, on s's last line and within its reach of s's end; -1 when
+// none does.
+func heldName(s string) int {
+	lo := max(0, len(s)-maxReach)
+	if nl := strings.LastIndexByte(s[lo:], '\n'); nl >= 0 {
+		lo += nl + 1
+	}
+	for i := lo; i < len(s); i++ {
+		for _, n := range spanningNames {
+			if i >= len(s)-n.reach && len(s)-i >= len(n.name) && equalFoldASCII([]byte(s[i:i+len(n.name)]), n.name) {
 				return i
 			}
 		}

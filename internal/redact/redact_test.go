@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,12 +18,56 @@ func corpus(t *testing.T, name string) []string {
 	defer f.Close()
 	var lines []string
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
 			lines = append(lines, line)
 		}
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return lines
+}
+
+// sample is one line of a corpus: a kind (when the line names one, before
+// a tab) and the text, unquoted when it is a quoted Go string (a text of
+// several lines).
+type sample struct{ kind, text string }
+
+func samples(t *testing.T, name string) []sample {
+	t.Helper()
+	var out []sample
+	for _, line := range corpus(t, name) {
+		var s sample
+		if kind, text, ok := strings.Cut(line, "\t"); ok && !strings.ContainsAny(kind, " =:") && kind != "" {
+			s.kind, line = kind, text
+		}
+		s.text = line
+		if u, err := strconv.Unquote(line); err == nil {
+			s.text = u
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// secretPart is the part of a sample that must be gone once it is
+// redacted: its longest field that mixes letters and digits.
+func secretPart(text string) string {
+	var best, longest string
+	for _, f := range strings.FieldsFunc(text, func(c rune) bool { return strings.ContainsRune(" \n\t\"'=:@,;{}()", c) }) {
+		if len(f) > len(best) && looksRandom([]byte(f)) {
+			best = f
+		}
+		if len(f) > len(longest) {
+			longest = f
+		}
+	}
+	if best == "" {
+		return longest // Hugging Face's tokens are letters only
+	}
+	return best
 }
 
 // inJSON redacts line as it appears inside a JSON document and returns
@@ -42,11 +87,15 @@ func inJSON(t *testing.T, r *Redactor, line string) string {
 
 func TestSecretsReplaced(t *testing.T) {
 	r := New(nil)
-	for _, line := range corpus(t, "secrets.txt") {
+	for _, s := range samples(t, "secrets.txt") {
+		line := s.text
 		for mode, got := range map[string]string{"text": r.Text(line), "json": inJSON(t, r, line)} {
 			if !strings.Contains(got, markerPrefix) {
 				t.Errorf("%s: %q: no secret found", mode, line)
 				continue
+			}
+			if s.kind != "" && !strings.Contains(got, Marker(s.kind)) {
+				t.Errorf("%s: %q became %q, want a %s marker", mode, line, got, Marker(s.kind))
 			}
 			// What the marker replaced must be gone: no long token of the
 			// line survives outside a marker.
@@ -61,7 +110,8 @@ func TestSecretsReplaced(t *testing.T) {
 
 func TestLookalikesKept(t *testing.T) {
 	r := New(nil)
-	for _, line := range corpus(t, "lookalikes.txt") {
+	for _, s := range samples(t, "lookalikes.txt") {
+		line := s.text
 		if got := r.Text(line); got != line {
 			t.Errorf("text: %q became %q", line, got)
 		}
@@ -165,7 +215,8 @@ func TestSettled(t *testing.T) {
 // redacted one by one, never hold a part of the secret.
 func TestSettledNeverSplitsASecret(t *testing.T) {
 	r := New(nil)
-	for _, line := range corpus(t, "secrets.txt") {
+	for _, s := range samples(t, "secrets.txt") {
+		line := s.text
 		want := r.Text(line + "\n")
 		for _, step := range []int{1, 3, 4, 7} {
 			var written, held string
@@ -180,5 +231,54 @@ func TestSettledNeverSplitsASecret(t *testing.T) {
 				t.Errorf("%q in steps of %d: written %q, want %q", line, step, written, want)
 			}
 		}
+	}
+}
+
+// separators are what may come before a secret, as a person writes them
+// and as JSON encodes them: json.Marshal writes a newline as \n, a tab as
+// \t, CRLF as \r\n, and "<", U+2028 and control characters as \uXXXX, so
+// the byte before the secret is a letter or a digit of the escape.
+var separators = []struct{ name, sep string }{
+	{"start of text", ""},
+	{"space", " "},
+	{"newline", "\n"},
+	{"tab", "\t"},
+	{"CRLF", "\r\n"},
+	{`\u003c`, "<"},
+	{`\u0001`, "\x01"},
+	{`\u2028`, "\u2028"},
+	{`\u000b`, "\v"},
+	{"form feed", "\f"},
+}
+
+// TestEveryKindAfterEverySeparator puts each kind's sample after each
+// separator, at the start of a text and in the middle of one, in plain
+// text and inside JSON: the secret is replaced by its kind's marker.
+func TestEveryKindAfterEverySeparator(t *testing.T) {
+	r := New(nil)
+	kinds := map[string]bool{}
+	for _, s := range samples(t, "secrets.txt") {
+		if s.kind == "" {
+			continue
+		}
+		kinds[s.kind] = true
+		secret := secretPart(s.text)
+		if secret == "" {
+			t.Fatalf("%s: no secret part in %q", s.kind, s.text)
+		}
+		for _, sep := range separators {
+			text := sep.sep + s.text
+			if sep.sep != "" {
+				text = "before" + sep.sep + s.text + sep.sep + "after"
+			}
+			for mode, got := range map[string]string{"text": r.Text(text), "json": inJSON(t, r, text)} {
+				if !strings.Contains(got, Marker(s.kind)) || strings.Contains(got, secret) {
+					t.Errorf("%s after %s, %s: %q became %q", s.kind, sep.name, mode, text, got)
+				}
+			}
+		}
+	}
+	if len(kinds) < 60 {
+		t.Errorf("the corpus has %d kinds, want at least 60", len(kinds))
 	}
 }
