@@ -46,7 +46,13 @@ type Writer struct {
 	// command (appendRun) into one record.
 	runOp, runID string
 	runText      strings.Builder
-	flushed      time.Time // when pending was last written
+	// runAt says when runText's bytes came (a mark at the end of each
+	// append), so the hold knows how long its oldest byte has waited;
+	// runHold swallows the rest of a span the hold gave up on and wrote
+	// as a marker (settleRunLocked).
+	runAt   []arrival
+	runHold *redact.Hold
+	flushed time.Time // when pending was last written
 	// replaced: the document was replaced whole (Replace), so a fold is
 	// due even with nothing in the journal.
 	replaced bool
@@ -197,6 +203,22 @@ const (
 	flushEvery = 100 * time.Millisecond
 	maxPending = 64 << 10
 )
+
+// The hold's bound (settleRunLocked): text that may be part of a secret
+// waits at most holdFor, and holdBytes of it at most, before its place
+// is written as redact.HeldMarker. holdFor and the flush ticker's period
+// together make a second: a crash loses at most that much, whatever is
+// streaming.
+const (
+	holdFor   = time.Second - flushEvery
+	holdBytes = 4 << 10
+)
+
+// arrival marks that runText's bytes up to end had come by at.
+type arrival struct {
+	end int
+	at  time.Time
+}
 
 // flushLocked writes the buffered lines to the journal (no fsync). w.mu
 // is held.
@@ -458,7 +480,8 @@ func (w *Writer) appendRun(op, id, text string) error {
 		w.runOp, w.runID = op, id
 	}
 	w.runText.WriteString(text)
-	if w.runText.Len() >= maxPending || time.Since(w.flushed) >= flushEvery {
+	w.runAt = append(w.runAt, arrival{end: w.runText.Len(), at: w.store.now()})
+	if w.runText.Len() >= holdBytes || time.Since(w.flushed) >= flushEvery {
 		return w.flushLocked()
 	}
 	return nil
@@ -470,40 +493,119 @@ func (w *Writer) endRunLocked() error {
 	if w.runOp == "" {
 		return nil
 	}
-	r := &Record{Op: w.runOp, ID: w.runID, Text: w.runText.String()}
+	text := w.runText.String()
+	if w.runHold != nil {
+		// What is left of a span written as a marker stays unwritten.
+		n, _ := w.runHold.Swallow(text)
+		text = text[n:]
+	}
+	r := &Record{Op: w.runOp, ID: w.runID, Text: text}
+	w.resetRunLocked()
+	if text == "" {
+		return nil
+	}
+	return w.commitBuffered(r, true)
+}
+
+// resetRunLocked ends the run of work in progress. w.mu is held.
+func (w *Writer) resetRunLocked() {
 	w.runOp, w.runID = "", ""
 	w.runText.Reset()
-	return w.commitBuffered(r, true)
+	w.runAt = w.runAt[:0]
+	w.runHold = nil
 }
 
 // settleRunLocked commits what the run of work in progress can give now,
 // and the run goes on. When secrets are redacted, a secret split across
 // two records would match in neither, so the word being written (and what
 // redact.Settled says may still be part of a secret) waits for its end,
-// up to maxPending. w.mu is held.
+// but within a bound: once its oldest byte has waited holdFor, or
+// holdBytes wait, the held text is written up to where a secret could
+// start in it (redact.Releasable: all of pytest's dots), the rest as
+// redact.HeldMarker, and the rest of that span, as it comes, is not
+// written at all (redact.Hold). The
+// flush ticker calls this too, so a hold only a later delta would release
+// ends on time. w.mu is held.
 func (w *Writer) settleRunLocked() error {
 	if w.runOp == "" {
 		return nil
 	}
 	text := w.runText.String()
-	cut := len(text)
-	if w.store.redactor != nil && len(text) < maxPending {
-		cut = redact.Settled(text)
+	done := 0 // bytes of text dealt with: written, or swallowed
+	if w.runHold != nil {
+		n, ended := w.runHold.Swallow(text)
+		done = n
+		if ended {
+			w.runHold = nil
+		}
 	}
-	if cut == 0 {
+	var out string // what the record gets
+	if w.runHold == nil {
+		rest := text[done:]
+		cut := len(rest)
+		if w.store.redactor != nil {
+			cut = redact.Settled(rest)
+		}
+		out = rest[:cut]
+		done += cut
+		if done < len(text) && w.heldTooLongLocked(done, len(text)) {
+			// What no secret can start in goes as it is; the rest
+			// becomes the marker, and so does the rest of its span.
+			held := text[done:]
+			safe := w.store.redactor.Releasable(held)
+			out += held[:safe]
+			if safe < len(held) {
+				w.runHold = redact.NewHold(held[safe:])
+				out += redact.HeldMarker
+			}
+			done = len(text)
+		}
+	}
+	if done == 0 {
 		return nil
 	}
-	op, id := w.runOp, w.runID
-	w.runOp, w.runID = "", ""
-	w.runText.Reset()
-	if err := w.commitBuffered(&Record{Op: op, ID: id, Text: text[:cut]}, true); err != nil {
-		return err
+	op, id, hold := w.runOp, w.runID, w.runHold
+	w.runOp, w.runID, w.runHold = "", "", nil // commitBuffered ends the run: it is this one
+	if out != "" {
+		if err := w.commitBuffered(&Record{Op: op, ID: id, Text: out}, true); err != nil {
+			w.runOp, w.runID, w.runHold = op, id, hold
+			return err
+		}
 	}
-	if cut < len(text) {
-		w.runOp, w.runID = op, id
-		w.runText.WriteString(text[cut:])
-	}
+	w.runOp, w.runID, w.runHold = op, id, hold
+	w.keepRunLocked(text[done:], done)
 	return nil
+}
+
+// heldTooLongLocked reports whether text[from:to] of the run, which is
+// held, has reached the hold's bound. w.mu is held.
+func (w *Writer) heldTooLongLocked(from, to int) bool {
+	if to-from >= holdBytes {
+		return true
+	}
+	for _, a := range w.runAt {
+		if a.end > from {
+			return w.store.now().Sub(a.at) >= holdFor
+		}
+	}
+	return false
+}
+
+// keepRunLocked makes rest, what follows the first n bytes of the run's
+// text, the whole of it. w.mu is held.
+func (w *Writer) keepRunLocked(rest string, n int) {
+	w.runText.Reset()
+	w.runText.WriteString(rest)
+	at := w.runAt[:0]
+	for _, a := range w.runAt {
+		if a.end > n {
+			at = append(at, arrival{end: a.end - n, at: a.at})
+		}
+	}
+	w.runAt = at
+	if rest == "" && w.runHold == nil {
+		w.runOp, w.runID = "", ""
+	}
 }
 
 // Fold writes the document with every record in it, atomically, and

@@ -431,6 +431,9 @@ var (
 	anchorPairs  [1 << 16]uint16 // index+1 into anchorThirds; 0: no anchor starts so
 	anchorThirds [][4]uint64     // bit c: an anchor's third byte may be c
 	anchorStarts = map[uint32][]anchor{}
+	// anchorHeads are the first one and two bytes of every anchor, in
+	// each of its cases (Releasable).
+	anchorHeads = map[string]bool{}
 )
 
 func init() {
@@ -442,6 +445,7 @@ func init() {
 			}
 			for _, head := range cases(text[:3], rules[i].fold) {
 				addAnchor(head, anchor{text: text, rule: &rules[i]})
+				anchorHeads[head[:1]], anchorHeads[head[:2]] = true, true
 			}
 		}
 	}
@@ -695,4 +699,164 @@ func heldName(s string) int {
 		}
 	}
 	return -1
+}
+
+// HeldMarker is what a streaming writer writes in place of text it held
+// for as long as it may (Settled said a secret may still be coming) when
+// the bound runs out: the held text might be part of a secret, so it is
+// not written, nor is the rest of it (NewHold).
+var HeldMarker = Marker("held")
+
+// Releasable is how much of held, text a streaming writer has held as
+// long as it may, can be written as it is: up to the first place a
+// secret could start in it. That is where an anchor of a kind starts, or
+// the start of one ends held ("sk-an"), or an environment variable's
+// value could begin and go on past the cut. Before it no secret can
+// begin, and none can go on past it (every kind starts at an anchor): so
+// pytest's dots, or a long base64 line, are written, not held nor
+// marked.
+func (r *Redactor) Releasable(held string) int {
+	safe := len(held)
+	for i := range len(held) {
+		if mayStartSecret(held[i:]) {
+			safe = i
+			break
+		}
+	}
+	if r == nil {
+		return safe
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range r.env {
+			if p := valueAcross(held[:safe], string(e.plain)); p < safe {
+				safe, changed = p, true
+			}
+		}
+	}
+	return safe
+}
+
+// valueAcross is the first place in s from which the rest of s is a
+// proper start of value (a value cut there would go on past s); len(s)
+// when there is none.
+func valueAcross(s, value string) int {
+	for p := max(0, len(s)-len(value)+1); p < len(s); p++ {
+		if strings.HasPrefix(value, s[p:]) {
+			return p
+		}
+	}
+	return len(s)
+}
+
+// mayStartSecret reports whether an anchor starts s, or s is the start of
+// one.
+func mayStartSecret(s string) bool {
+	if len(s) < 3 {
+		return anchorHeads[s]
+	}
+	p := anchorPairs[uint16(s[0])<<8|uint16(s[1])]
+	if p == 0 {
+		return false
+	}
+	if c := s[2]; anchorThirds[p-1][c>>6]&(1<<(c&63)) == 0 {
+		return false
+	}
+	for _, a := range anchorStarts[trigram([]byte(s))] {
+		n := min(len(s), len(a.text))
+		if a.rule.fold && strings.EqualFold(s[:n], a.text[:n]) || s[:n] == a.text[:n] {
+			return true
+		}
+	}
+	return false
+}
+
+// A Hold swallows the rest of a span a streaming writer wrote as
+// HeldMarker: the text that follows still belongs to the span until the
+// span ends (the rest of the word; a value after its name; a mysql
+// command's line; a private key's END line).
+type Hold struct {
+	until holdEnd
+	tail  string // toBlockEnd: the last bytes seen, for an END line split across texts
+}
+
+type holdEnd int
+
+const (
+	toWordEnd  holdEnd = iota // the next whitespace
+	toValueEnd                // separators, then a word
+	toLineEnd                 // the next newline
+	toBlockEnd                // a PEM block's END line
+)
+
+// NewHold is the Hold for held, the text a writer gave up holding (from
+// where Settled cut to the end of what it had).
+func NewHold(held string) *Hold {
+	switch {
+	case heldBlock(held) >= 0:
+		return &Hold{until: toBlockEnd}
+	case strings.Contains(strings.ToLower(held), "mysql"):
+		return &Hold{until: toLineEnd}
+	case valueNext(held):
+		return &Hold{until: toValueEnd}
+	}
+	return &Hold{until: toWordEnd}
+}
+
+// valueNext reports whether held ends where a name's value has not begun:
+// after a separator, or with a name ("password", "Bearer").
+func valueNext(held string) bool {
+	trimmed := strings.TrimRight(held, " \t=:\"'`")
+	if trimmed != held {
+		return true
+	}
+	for _, n := range spanningNames {
+		if len(trimmed) >= len(n.name) && equalFoldASCII([]byte(trimmed[len(trimmed)-len(n.name):]), n.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Swallow is how many bytes of s, the text that came after what the Hold
+// has seen, still belong to the span; done reports that the span ends
+// there, so s[n:] is text like any other.
+func (h *Hold) Swallow(s string) (n int, done bool) {
+	switch h.until {
+	case toValueEnd:
+		n = len(s) - len(strings.TrimLeft(s, " \t=:\"'`"))
+		if n == len(s) {
+			return n, false
+		}
+		h.until = toWordEnd
+		m, done := h.Swallow(s[n:])
+		return n + m, done
+	case toWordEnd:
+		if i := strings.IndexAny(s, " \t\r\n"); i >= 0 {
+			return i, true
+		}
+	case toLineEnd:
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			return i, true
+		}
+	case toBlockEnd:
+		return h.swallowBlock(s)
+	}
+	return len(s), false
+}
+
+// swallowBlock is Swallow up to the END line of a PEM block.
+func (h *Hold) swallowBlock(s string) (int, bool) {
+	joined := h.tail + s
+	if end := strings.Index(joined, "-----END "); end >= 0 {
+		after := end + len("-----END ")
+		if i := strings.Index(joined[after:], "-----"); i >= 0 {
+			return max(0, after+i+len("-----")-len(h.tail)), true
+		}
+	}
+	// Enough to find an END line that starts in one text and ends in a
+	// later one ("-----END OPENSSH PRIVATE KEY-----" is 33 bytes).
+	const keep = 64
+	h.tail = joined[max(0, len(joined)-keep):]
+	return len(s), false
 }

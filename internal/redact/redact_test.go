@@ -202,6 +202,18 @@ func TestSettled(t *testing.T) {
 		{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", "key:\n"},
 		{"x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA ", "x\n"},
 		{"x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nok then", "x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nok "},
+		// A certificate or a public key is no secret: not held.
+		{"x\n-----BEGIN CERTIFICATE-----\nMIIDdz\nCCAl+g", "x\n-----BEGIN CERTIFICATE-----\nMIIDdz\n"},
+		{"x\n-----BEGIN PUBLIC KEY-----\nMIIBIj\nANBgkq", "x\n-----BEGIN PUBLIC KEY-----\nMIIBIj\n"},
+		// A BEGIN line not yet whole may still say PRIVATE KEY.
+		{"x\n-----BEGIN OPENSSH PRIV", "x\n"},
+		{"x\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQVYBGV\n-----END PGP PRIVATE KEY ", "x\n"},
+		{"x\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQVY\n-----END PGP PRIVATE KEY BLOCK-----\nok", "x\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQVY\n-----END PGP PRIVATE KEY BLOCK-----\n"},
+		// A mysql command's password comes later on its line.
+		{"$ mysql -h db.internal -u root --database app -pS3", "$ "},
+		{"$ mysql -h db\nnext line", "$ mysql -h db\nnext "},
+		{"curl -u admin:s3", "curl "},
+		{"Authorization: Basic ", ""},
 	}
 	for _, tt := range tests {
 		if got := tt.text[:Settled(tt.text)]; got != tt.want {
@@ -280,5 +292,72 @@ func TestEveryKindAfterEverySeparator(t *testing.T) {
 	}
 	if len(kinds) < 60 {
 		t.Errorf("the corpus has %d kinds, want at least 60", len(kinds))
+	}
+}
+
+func TestReleasable(t *testing.T) {
+	r := New([]string{"MY_API_KEY=zq8vXw2-mellow-fig"})
+	tests := []struct {
+		held string
+		want int // bytes that may be written as they are
+	}{
+		{strings.Repeat(".", 2000), 2000},
+		{"..F..s..", 8},
+		{"..F..s..E", 8}, // "E" may start "EAAC…"
+		{"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ", 64},
+		{"....sk-ant-api03-Xq9v", 4},
+		{"....sk-an", 4},      // the start of an anchor ends it
+		{"....AKI", 4},        // the same, in its case
+		{"....akI", 7},        // not AWS's: its anchors keep their case
+		{"....PASSW", 4},      // a name's anchors ignore case
+		{"xyz-----BEGIN ", 2}, // and "z" may start the environment value
+		{"abc..zq8vXw2-m", 5}, // an environment variable's value may go on
+		{"abc..zq8vXw2-mellow-fig..", 25},
+		{"password=hunt", 0},
+	}
+	for _, tt := range tests {
+		if got := r.Releasable(tt.held); got != tt.want {
+			t.Errorf("Releasable(%q) = %d, want %d", tt.held, got, tt.want)
+		}
+	}
+}
+
+// TestHoldSwallows: once a held span is written as a marker, the rest of
+// it is swallowed as it comes, piece by piece, and the text after it is
+// given back.
+func TestHoldSwallows(t *testing.T) {
+	tests := []struct {
+		name, held string
+		pieces     []string
+		want       string // what is given back
+	}{
+		{"a word", "sk-ant-api03-Xq9", []string{"vTz3LmN8", "pQ2rS5 and", " more"}, " and more"},
+		{"a name's value", "password", []string{" ", "= ", "'hunter2' then"}, " then"},
+		{"Bearer's token", "Authorization: Bearer", []string{" abcDEF1234", "56ghi done"}, " done"},
+		{"a word ended at once", "abc", []string{"\nnext"}, "\nnext"},
+		{"a mysql line", "mysql -h db -u root", []string{" -pS3cr", "et app\nnext"}, "\nnext"},
+		{"a private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE", []string{"ow\nAAAA\n-----EN", "D RSA PRIVATE K", "EY-----\nafter"}, "\nafter"},
+		{"a BEGIN line not yet whole", "-----BEGIN OPENSSH PRI", []string{"VATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----", " after"}, " after"},
+	}
+	for _, tt := range tests {
+		h := NewHold(tt.held)
+		var back strings.Builder
+		ended := false
+		for _, p := range tt.pieces {
+			if ended {
+				back.WriteString(p)
+				continue
+			}
+			n, done := h.Swallow(p)
+			if done {
+				ended = true
+				back.WriteString(p[n:])
+			} else if n != len(p) {
+				t.Errorf("%s: Swallow(%q) = %d, false: a hold not done swallows all", tt.name, p, n)
+			}
+		}
+		if back.String() != tt.want {
+			t.Errorf("%s: given back %q, want %q", tt.name, back.String(), tt.want)
+		}
 	}
 }
