@@ -26,8 +26,9 @@ import (
 // A durable change (a whole message, a thread, a header change) is
 // written and fsynced before its method returns. Work in progress
 // (streamed text, a command's output) is gathered and written within
-// flushEvery (a SIGKILL loses at most that much) and fsynced within
-// syncEvery. No fsync runs under the writer's mutex.
+// flushEvery (a SIGKILL loses at most that much), or within a second when
+// redaction holds a word that may be part of a secret (holdFor), and
+// fsynced within syncEvery. No fsync runs under the writer's mutex.
 type Writer struct {
 	store *Store
 	lock  *Lock

@@ -2,8 +2,10 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"testing"
 )
@@ -41,5 +43,32 @@ func BenchmarkJSON(b *testing.B) {
 				r.JSON(doc)
 			}
 		})
+	}
+}
+
+// BenchmarkJSONBase64 redacts a session that holds what is dense with
+// letter pairs: a pasted image as a data: URI and a lockfile's integrity
+// hashes, where many of the anchors' first pairs ("MT", "SK", "AC") occur.
+func BenchmarkJSONBase64(b *testing.B) {
+	r := New(os.Environ())
+	rng := rand.New(rand.NewPCG(18, 18))
+	raw := make([]byte, 768<<10)
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	var lock bytes.Buffer
+	for i := 0; lock.Len() < 256<<10; i++ {
+		sum := make([]byte, 64)
+		for j := range sum {
+			sum[j] = byte(rng.Uint32())
+		}
+		fmt.Fprintf(&lock, "    \"node_modules/pkg-%d\": {\"integrity\": \"sha512-%s\"},\n", i, base64.StdEncoding.EncodeToString(sum))
+	}
+	image, _ := json.Marshal("data:image/png;base64," + base64.StdEncoding.EncodeToString(raw))
+	lockText, _ := json.Marshal(lock.String())
+	doc := []byte(`{"messages":[{"text":` + string(image) + `},{"text":` + string(lockText) + `}]}`)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		r.JSON(doc)
 	}
 }

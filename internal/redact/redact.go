@@ -1,14 +1,16 @@
 // Package redact replaces secrets with a marker before text reaches the
-// disk: API keys of known formats, bearer tokens, JWTs, PEM private keys,
-// password=… assignments, passwords in URLs, and the values of the
-// process's secret-looking environment variables.
+// disk: API keys and tokens of 75 known kinds, bearer and basic
+// credentials, JWTs, PEM and PGP private keys, password=… assignments,
+// passwords in URLs and command lines, and the values of the process's
+// secret-looking environment variables.
 //
-// It is written by hand rather than taken from a secret scanner (gitleaks,
-// trufflehog): those bring hundreds of rules with entropy heuristics and a
-// large dependency tree, and they report findings; myco needs a short,
-// documented list (docs/FORMAT.md) applied to JSON as it is written, fast
-// enough for a 50 MB document, and with few false positives on ordinary
-// text, hashes and UUIDs.
+// The rules are this package's own, not a secret scanner run as a
+// library (gitleaks, trufflehog bring hundreds of rules with entropy
+// heuristics and a large dependency tree, and report findings); myco
+// needs a documented list (docs/FORMAT.md) applied to JSON as it is
+// written, fast enough for a 50 MB document, and with few false positives
+// on ordinary text, hashes and UUIDs. The kinds with a service's prefix
+// are gitleaks' prefixed rules taken as data (prefixed.go says which).
 //
 // Matching is anchored: each rule names the literals its secrets start
 // with, found in one pass, and its regular expression runs only at those
@@ -718,7 +720,7 @@ var HeldMarker = Marker("held")
 func (r *Redactor) Releasable(held string) int {
 	safe := len(held)
 	for i := range len(held) {
-		if mayStartSecret(held[i:]) {
+		if mayStartSecret(held, i) {
 			safe = i
 			break
 		}
@@ -749,9 +751,12 @@ func valueAcross(s, value string) int {
 	return len(s)
 }
 
-// mayStartSecret reports whether an anchor starts s, or s is the start of
-// one.
-func mayStartSecret(s string) bool {
+// mayStartSecret reports whether an anchor starts held[i:], or held[i:]
+// is the start of one; not an anchor of a kind that stands alone in the
+// middle of a word ("spatial" holds no Airtable "pat…").
+func mayStartSecret(held string, i int) bool {
+	s := held[i:]
+	inWord := i > 0 && wordByte(held[i-1])
 	if len(s) < 3 {
 		return anchorHeads[s]
 	}
@@ -763,6 +768,9 @@ func mayStartSecret(s string) bool {
 		return false
 	}
 	for _, a := range anchorStarts[trigram([]byte(s))] {
+		if inWord && a.rule.word {
+			continue
+		}
 		n := min(len(s), len(a.text))
 		if a.rule.fold && strings.EqualFold(s[:n], a.text[:n]) || s[:n] == a.text[:n] {
 			return true

@@ -314,6 +314,8 @@ func TestReleasable(t *testing.T) {
 		{"abc..zq8vXw2-m", 5}, // an environment variable's value may go on
 		{"abc..zq8vXw2-mellow-fig..", 25},
 		{"password=hunt", 0},
+		{"spatial-aspatial.", 17}, // Airtable's "pat" stands alone
+		{"..pattern", 2},
 	}
 	for _, tt := range tests {
 		if got := r.Releasable(tt.held); got != tt.want {
