@@ -33,28 +33,28 @@ var prefixedRules = []rule{
 		`(?:glpat|gldt|glffct|glft|glimt|glrt|glsoat|glcbt|glagent|gloas|glptt)-[A-Za-z0-9_\-.]{20,}|GR1348941[A-Za-z0-9_\-]{20,}`,
 		"glpat-", "gldt-", "glffct-", "glft-", "glimt-", "glrt-", "glsoat-", "glcbt-", "glagent-", "gloas-", "glptt-", "GR1348941"),
 	tokenRule("npm-token", `npm_[A-Za-z0-9]{36,}`, "npm_"),
-	tokenRule("huggingface-token", `(?:hf_|api_org_)[A-Za-z]{34,}`, "hf_", "api_org_"),
+	lettersOnly(tokenRule("huggingface-token", `(?:hf_|api_org_)[A-Za-z]{34,}`, "hf_", "api_org_")),
 	tokenRule("sendgrid-key", `SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}`, "SG."),
-	exactRule("twilio-key", `(?:SK|AC)[0-9a-fA-F]{32}`, withHex("SK", "AC")...),
+	tokenRule("twilio-key", `(?:SK|AC)[0-9a-fA-F]{32}`, withHex("SK", "AC")...),
 	discordRule(),
 	tokenRule("pypi-token", `pypi-Ag[A-Za-z0-9_\-]{50,}`, "pypi-Ag"),
 	tokenRule("vault-token", `hv[sbr]\.[A-Za-z0-9_\-]{24,}`, "hvs.", "hvb.", "hvr."),
-	exactRule("1password-token", `A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}|ops_eyJ[A-Za-z0-9+/]{100,}={0,3}`, "A3-", "ops_eyJ"),
-	exactRule("adobe-client-secret", `p8e-[A-Za-z0-9]{32}`, "p8e-"),
+	tokenRule("1password-token", `A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}|ops_eyJ[A-Za-z0-9+/]{100,}={0,3}`, "A3-", "ops_eyJ"),
+	tokenRule("adobe-client-secret", `p8e-[A-Za-z0-9]{32}`, "p8e-"),
 	tokenRule("age-secret-key", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`, "AGE-SECRET-KEY-1"),
 	{
 		kind: "airtable-token", anchors: []string{"pat"}, word: true, window: 128,
 		pre: func(rest []byte, _ int) bool { return len(rest) > 17 && rest[17] == '.' },
 		re:  regexp.MustCompile(`\Apat[A-Za-z0-9]{14}\.[a-f0-9]{64}`),
 	},
-	exactRule("alibaba-access-key", `LTAI[A-Za-z0-9]{20}`, "LTAI"),
+	tokenRule("alibaba-access-key", `LTAI[A-Za-z0-9]{20}`, "LTAI"),
 	tokenRule("artifactory-token", `AKCp[A-Za-z0-9]{69,}|cmVmd[A-Za-z0-9]{59,}`, "AKCp", "cmVmd"),
 	tokenRule("atlassian-token", `ATATT3[A-Za-z0-9_\-=]{100,}`, "ATATT3"),
 	tokenRule("aws-bedrock-key", `ABSK[A-Za-z0-9+/]{100,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*`, "ABSK", "bedrock-api-key-"),
-	exactRule("clickhouse-key", `4b1d[A-Za-z0-9]{38}`, "4b1d"),
+	tokenRule("clickhouse-key", `4b1d[A-Za-z0-9]{38}`, "4b1d"),
 	tokenRule("clojars-token", `(?i:CLOJARS_)[A-Za-z0-9]{60,}`, "CLOJARS_"),
 	tokenRule("cloudflare-origin-ca-key", `v1\.0-[a-f0-9]{24}-[a-f0-9]{146,}`, "v1.0-"),
-	exactRule("databricks-token", `dapi[a-f0-9]{32}(?:-\d)?`, "dapi"),
+	tokenRule("databricks-token", `dapi[a-f0-9]{32}(?:-\d)?`, "dapi"),
 	tokenRule("digitalocean-token", `do[opr]_v1_[a-f0-9]{64}`, "doo_v1_", "dop_v1_", "dor_v1_"),
 	tokenRule("docker-hub-token", `dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}`, "dckr_pat_", "dckr_oat_"),
 	tokenRule("doppler-token", `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, "dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
@@ -72,21 +72,21 @@ var prefixedRules = []rule{
 		re: regexp.MustCompile(`\A[ps]at\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}`),
 	},
 	tokenRule("heroku-key", `HRKU-AA[A-Za-z0-9_\-]{58,}`, "HRKU-AA"),
-	exactRule("infracost-token", `ico-[A-Za-z0-9]{32}`, "ico-"),
-	exactRule("intra42-secret", `s-s4t2(?:ud|af)-[a-f0-9]{64}`, "s-s4t2"),
+	tokenRule("infracost-token", `ico-[A-Za-z0-9]{32}`, "ico-"),
+	tokenRule("intra42-secret", `s-s4t2(?:ud|af)-[a-f0-9]{64}`, "s-s4t2"),
 	tokenRule("linear-key", `lin_api_[A-Za-z0-9]{40,}`, "lin_api_"),
 	{
 		kind: "teams-webhook", anchors: []string{"webhook.office.com/webhookb2/"}, window: 512,
 		re: regexp.MustCompile(`\Awebhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}`),
 	},
 	tokenRule("notion-token", `ntn_[0-9]{11}[A-Za-z0-9]{35,}`, "ntn_"),
-	exactRule("octopus-key", `API-[A-Z0-9]{26}`, "API-"),
+	tokenRule("octopus-key", `API-[A-Z0-9]{26}`, "API-"),
 	tokenRule("openshift-token", `sha256~[A-Za-z0-9_\-]{43,}`, "sha256~"),
 	tokenRule("perplexity-key", `pplx-[A-Za-z0-9]{48,}`, "pplx-"),
 	tokenRule("planetscale-token", `pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,}`, "pscale_tkn_", "pscale_oauth_", "pscale_pw_"),
 	tokenRule("postman-key", `PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`, "PMAK-"),
 	tokenRule("prefect-token", `pnu_[A-Za-z0-9]{36,}`, "pnu_"),
-	exactRule("pulumi-token", `pul-[a-f0-9]{40}`, "pul-"),
+	tokenRule("pulumi-token", `pul-[a-f0-9]{40}`, "pul-"),
 	tokenRule("readme-token", `rdme_[a-z0-9]{70,}`, "rdme_"),
 	tokenRule("rubygems-token", `rubygems_[a-f0-9]{48,}`, "rubygems_"),
 	tokenRule("scalingo-token", `tk-us-[A-Za-z0-9_\-]{48,}`, "tk-us-"),
@@ -129,21 +129,29 @@ var prefixedRules = []rule{
 	},
 }
 
-// tokenRule is a kind whose secret is the token pattern matches, standing
-// alone (not the tail of a longer word), at one of anchors.
+// tokenRule is a kind whose secret is the token pattern matches at one
+// of anchors, standing alone: not the tail of a longer word, not the head
+// of one (a hash that only starts like a key is kept), and not inside
+// base64 ("Dx+EAAAAAAAA…" is machine code in a base64 file, not a Square
+// token). It must mix letters and digits, as generated tokens
+// do (all but Hugging Face's, letters only).
 func tokenRule(kind, pattern string, anchors ...string) rule {
-	return rule{kind: kind, anchors: anchors, word: true, window: 2 << 10, re: regexp.MustCompile(`\A(?:` + pattern + `)`)}
+	return rule{
+		kind: kind, anchors: anchors, word: true, notBase64: true, window: 2 << 10,
+		re:    regexp.MustCompile(`\A(` + pattern + `)(?:[^A-Za-z0-9_\-+/]|\z)`),
+		group: 1, keep: keepUnlessRandom,
+	}
 }
 
-// exactRule is tokenRule for a token of a fixed length made of characters
-// a longer word shares (hex, letters and digits): it must also end there,
-// so a hash that only starts like one is kept.
-func exactRule(kind, pattern string, anchors ...string) rule {
-	r := tokenRule(kind, pattern, anchors...)
-	r.re = regexp.MustCompile(`\A(` + pattern + `)(?:[^A-Za-z0-9_\-]|\z)`)
-	r.group = 1
+// lettersOnly is r for a kind whose tokens are letters alone.
+func lettersOnly(r rule) rule {
+	r.keep = nil
 	return r
 }
+
+// keepUnlessRandom keeps a token that does not mix letters and digits
+// ("EAAAAAAAAAAAAAAAAAAAAAAAAAAA").
+func keepUnlessRandom(_, v []byte) bool { return !looksRandom(v) }
 
 // withHex is each prefix followed by each hexadecimal digit: anchors need
 // three bytes, and a two-letter prefix alone would be tried at every "ac"
@@ -178,13 +186,13 @@ func discordRule() rule {
 // userPassword is the expression of curl's -u user:password, quote being
 // what may surround the value.
 func userPassword(quote string) string {
-	return `\A(?:-u|--user)(?:=|[ \t]+)` + quote + `[^\s"'\\:@]*:([^\s"'\\]{3,})`
+	return `\A(?:-u|--user)(?:=|[ \t]+)` + quote + "[^\\s\"'`\\\\:@]*:([^\\s\"'`\\\\]{3,})"
 }
 
 // mysqlPassword is the expression of a mysql command line with its
 // password glued to -p.
 func mysqlPassword(quote string) string {
-	return `\Amysql(?:dump|admin|sh|import|check)?(?:[ \t]+[^\s"\\]+)*?[ \t]+-p` + quote + `([^\s"'\\-][^\s"'\\]{2,})`
+	return `\Amysql(?:dump|admin|sh|import|check)?(?:[ \t]+[^\s"\\]+)*?[ \t]+-p` + quote + "([^\\s\"'`\\\\-][^\\s\"'`\\\\]{2,})"
 }
 
 // basicCredentials reports whether v, the value of "Basic", is base64 of

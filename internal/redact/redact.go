@@ -46,8 +46,9 @@ type rule struct {
 	// (rest starts with the anchor, whose length is n).
 	pre func(rest []byte, n int) bool
 	// word means the anchor must not follow a letter, digit, '_' or '-'
-	// (so "task-…" is not an "sk-…" key).
-	word bool
+	// (so "task-…" is not an "sk-…" key); notBase64 that it must not
+	// follow '+' or '/' either (it would be inside base64).
+	word, notBase64 bool
 	// rank is the rule's place in rules: the specific ones come first.
 	rank int
 	// window is how far past the anchor a match may reach.
@@ -522,6 +523,9 @@ func (a anchor) matchAt(data []byte, start int, inJSON bool) (span, bool) {
 		return span{}, false
 	}
 	if ru.word && wordBefore(data, start, inJSON) {
+		return span{}, false
+	}
+	if ru.notBase64 && start > 0 && (data[start-1] == '+' || data[start-1] == '/') {
 		return span{}, false
 	}
 	if ru.pre != nil && !ru.pre(rest, len(a.text)) {
