@@ -435,8 +435,9 @@ var (
 	anchorThirds [][4]uint64     // bit c: an anchor's third byte may be c
 	anchorStarts = map[uint32][]anchor{}
 	// anchorHeads are the first one and two bytes of every anchor, in
-	// each of its cases (Releasable).
-	anchorHeads = map[string]bool{}
+	// each of its cases, and whether one of them may start in the middle
+	// of a word (its rule is not word-bound) (Releasable).
+	anchorHeads = map[string]headKind{}
 )
 
 func init() {
@@ -448,13 +449,27 @@ func init() {
 			}
 			for _, head := range cases(text[:3], rules[i].fold) {
 				addAnchor(head, anchor{text: text, rule: &rules[i]})
-				anchorHeads[head[:1]], anchorHeads[head[:2]] = true, true
+				k := headAlone
+				if !rules[i].word {
+					k = headAnywhere
+				}
+				anchorHeads[head[:1]] = max(anchorHeads[head[:1]], k)
+				anchorHeads[head[:2]] = max(anchorHeads[head[:2]], k)
 			}
 		}
 	}
 }
 
 // addAnchor enters a under its first three bytes, head.
+// headKind says where an anchor's head may start a secret.
+type headKind uint8
+
+const (
+	headNone     headKind = iota
+	headAlone             // only where a word starts
+	headAnywhere          // in the middle of a word too ("DB_PASSWORD")
+)
+
 func addAnchor(head string, a anchor) {
 	pair := uint16(head[0])<<8 | uint16(head[1])
 	if anchorPairs[pair] == 0 {
@@ -762,7 +777,8 @@ func mayStartSecret(held string, i int) bool {
 	s := held[i:]
 	inWord := i > 0 && wordByte(held[i-1])
 	if len(s) < 3 {
-		return anchorHeads[s]
+		h := anchorHeads[s]
+		return h == headAnywhere || h == headAlone && !inWord
 	}
 	p := anchorPairs[uint16(s[0])<<8|uint16(s[1])]
 	if p == 0 {

@@ -303,7 +303,10 @@ func TestReleasable(t *testing.T) {
 	}{
 		{strings.Repeat(".", 2000), 2000},
 		{"..F..s..", 8},
-		{"..F..s..E", 8}, // "E" may start "EAAC…"
+		{"..F..s..E", 8},   // "E" may start "EAAC…"
+		{"..F..s..xE", 10}, // not in the middle of a word
+		{"hello", 5},
+		{"DB_PASS", 3}, // "PASS" may start "PASSWORD" anywhere
 		{"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ", 64},
 		{"....sk-ant-api03-Xq9v", 4},
 		{"....sk-an", 4},      // the start of an anchor ends it
