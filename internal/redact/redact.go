@@ -696,9 +696,11 @@ func pemEnded(block string) bool {
 var spanningNames = []struct {
 	name  string
 	reach int
+	exact bool // in this case only, as the command is typed ("MySQL" in prose is no command)
 }{
-	{"password", 32}, {"passwd", 32}, {"pwd", 32}, {"secret", 32}, {"token", 32}, {"key", 32},
-	{"auth", 32}, {"bearer", 32}, {"basic", 32}, {"-u", 32}, {"mysql", 256},
+	{"password", 32, false}, {"passwd", 32, false}, {"pwd", 32, false}, {"secret", 32, false},
+	{"token", 32, false}, {"key", 32, false}, {"auth", 32, false}, {"bearer", 32, false},
+	{"basic", 32, false}, {"-u", 32, true}, {"mysql", 256, true},
 }
 
 // maxReach is the largest reach of spanningNames.
@@ -714,7 +716,10 @@ func heldName(s string) int {
 	}
 	for i := lo; i < len(s); i++ {
 		for _, n := range spanningNames {
-			if i >= len(s)-n.reach && len(s)-i >= len(n.name) && equalFoldASCII([]byte(s[i:i+len(n.name)]), n.name) {
+			if i < len(s)-n.reach || len(s)-i < len(n.name) {
+				continue
+			}
+			if n.exact && s[i:i+len(n.name)] == n.name || !n.exact && equalFoldASCII([]byte(s[i:i+len(n.name)]), n.name) {
 				return i
 			}
 		}
@@ -823,7 +828,7 @@ func NewHold(held string) *Hold {
 	switch {
 	case heldBlock(held) >= 0:
 		return &Hold{until: toBlockEnd}
-	case strings.Contains(strings.ToLower(held), "mysql"):
+	case strings.Contains(held, "mysql"):
 		return &Hold{until: toLineEnd}
 	case valueNext(held):
 		return &Hold{until: toValueEnd}

@@ -212,6 +212,7 @@ func TestSettled(t *testing.T) {
 		// A mysql command's password comes later on its line.
 		{"$ mysql -h db.internal -u root --database app -pS3", "$ "},
 		{"$ mysql -h db\nnext line", "$ mysql -h db\nnext "},
+		{"MySQL is a database and this line goes on", "MySQL is a database and this line goes "},
 		{"curl -u admin:s3", "curl "},
 		{"Authorization: Basic ", ""},
 	}
