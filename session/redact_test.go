@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,62 @@ func TestNoRedactorWritesAsIs(t *testing.T) {
 	}
 	if !strings.Contains(string(data), anthropicKey) {
 		t.Error("the key was redacted with no Redactor")
+	}
+}
+
+// TestSecretsAtLineStartsNeverReachTheDisk: a key at the start of a line,
+// after a tab or after CRLF (in JSON the byte before it is the n, t or n
+// of an escape) is replaced in a message, the scratchpad, a streamed
+// answer and a command's output, in the journal and the document alike.
+func TestSecretsAtLineStartsNeverReachTheDisk(t *testing.T) {
+	keys := []string{
+		anthropicKey,
+		"ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0",
+		"AKIAIOSFODNN7EXAMPLF",
+		"glpat-Xq9vTz3LmN8pQ2rS5tU7",
+		"AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+	}
+	for _, sep := range []string{"\n", "\t", "\r\n", "<"} {
+		t.Run(fmt.Sprintf("%q", sep), func(t *testing.T) {
+			s, dir := openStore(t, session.Options{Redactor: redact.New(nil)})
+			if err := s.Save(newDoc(journalID, t0, 1, 0)); err != nil {
+				t.Fatal(err)
+			}
+			var text string
+			for _, k := range keys {
+				text += "cat .env" + sep + k + sep
+			}
+			w := openWriter(t, s, journalID)
+			if err := w.Append(textMessage("u", "user", text)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Update(func(d *session.Document) error { d.Scratchpad = text; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.StartPartial(session.Message{ID: "a", Role: "assistant"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, piece := range split(text, 5) {
+				if err := w.Delta("a", piece); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Output("call", piece); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			journal := string(readFile(t, filepath.Join(dir, journalID+".journal")))
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			file := string(readFile(t, filepath.Join(dir, journalID+".json")))
+			for _, k := range keys {
+				if strings.Contains(journal, k) || strings.Contains(file, k) {
+					t.Errorf("%s is on disk (journal %v, document %v)", k, strings.Contains(journal, k), strings.Contains(file, k))
+				}
+			}
+		})
 	}
 }
