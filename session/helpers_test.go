@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childSaveLoop())
 	case "journal":
 		os.Exit(childJournal())
+	case "hold":
+		os.Exit(childHold())
 	default:
 		fmt.Fprintf(os.Stderr, "unknown %s=%q\n", childEnv, os.Getenv(childEnv))
 		os.Exit(2)
