@@ -524,24 +524,30 @@ func (w *Writer) resetRunLocked() {
 // holdBytes wait, the held text is written up to where a secret could
 // start in it (redact.Releasable: all of pytest's dots), the rest as
 // redact.HeldMarker, and the rest of that span, as it comes, is not
-// written at all (redact.Hold). The
-// flush ticker calls this too, so a hold only a later delta would release
-// ends on time. w.mu is held.
+// written at all (redact.Hold). The flush ticker calls this too, so a
+// hold only a later delta would release ends on time. w.mu is held.
 func (w *Writer) settleRunLocked() error {
 	if w.runOp == "" {
 		return nil
 	}
 	text := w.runText.String()
-	done := 0 // bytes of text dealt with: written, or swallowed
+	// The hold changes as it swallows: work on a copy, kept once the
+	// record is written, so a failed write leaves the run as it was.
+	var hold *redact.Hold
 	if w.runHold != nil {
-		n, ended := w.runHold.Swallow(text)
+		h := *w.runHold
+		hold = &h
+	}
+	done := 0 // bytes of text dealt with: written, or swallowed
+	if hold != nil {
+		n, ended := hold.Swallow(text)
 		done = n
 		if ended {
-			w.runHold = nil
+			hold = nil
 		}
 	}
 	var out string // what the record gets
-	if w.runHold == nil {
+	if hold == nil {
 		rest := text[done:]
 		cut := len(rest)
 		if w.store.redactor != nil {
@@ -556,7 +562,7 @@ func (w *Writer) settleRunLocked() error {
 			safe := w.store.redactor.Releasable(held)
 			out += held[:safe]
 			if safe < len(held) {
-				w.runHold = redact.NewHold(held[safe:])
+				hold = redact.NewHold(held[safe:])
 				out += redact.HeldMarker
 			}
 			done = len(text)
@@ -565,15 +571,16 @@ func (w *Writer) settleRunLocked() error {
 	if done == 0 {
 		return nil
 	}
-	op, id, hold := w.runOp, w.runID, w.runHold
-	w.runOp, w.runID, w.runHold = "", "", nil // commitBuffered ends the run: it is this one
 	if out != "" {
-		if err := w.commitBuffered(&Record{Op: op, ID: id, Text: out}, true); err != nil {
-			w.runOp, w.runID, w.runHold = op, id, hold
+		op, id := w.runOp, w.runID
+		w.runOp, w.runID = "", "" // commitBuffered ends the run first: it is this one
+		err := w.commitBuffered(&Record{Op: op, ID: id, Text: out}, true)
+		w.runOp, w.runID = op, id
+		if err != nil {
 			return err
 		}
 	}
-	w.runOp, w.runID, w.runHold = op, id, hold
+	w.runHold = hold
 	w.keepRunLocked(text[done:], done)
 	return nil
 }
