@@ -86,10 +86,12 @@ func (s *Server) forkOptions(id string, req forkRequest) (session.ForkOptions, e
 }
 
 // deleteSession removes an archived session for good. An active one must
-// be archived first (409), and one another process holds is refused (409).
+// be archived first (409, its turn left running), and one another process
+// holds is refused (409). One whose archive waits for its running turn
+// goes at once: the turn is stopped, then everything is removed.
 func (s *Server) deleteSession(c echo.Context) error {
 	id := c.Param("id")
-	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Delete(id) }); err != nil {
+	if err := s.live.Delete(id, func() error { return s.opts.Sessions.Delete(id) }); err != nil {
 		return err
 	}
 	s.forgetSnapshots(id)

@@ -136,6 +136,11 @@ func (s *Store) migrateOne(id string) error {
 	mu := s.docMu(id) // first, as in withLock
 	mu.Lock()
 	defer mu.Unlock()
+	// Deleted meanwhile (a delete does not wait for a pending archive to
+	// finish): nothing to move, and no lock file to leave behind.
+	if _, err := os.Lstat(filepath.Join(s.dir, id+".json")); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	l, err := s.Lock(id, Owner{PID: os.Getpid()})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,11 @@ func (s *Store) Owner(id string) (owner Owner, ok bool, err error) {
 	mu := s.docMu(id)
 	mu.Lock()
 	defer mu.Unlock()
+	// No lock file, no holder (a holder made it, and only Delete removes
+	// it, once let go): a probe must not make one for a deleted session.
+	if _, err := os.Lstat(s.lockPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return Owner{}, false, nil
+	}
 	l, err := s.Lock(id, Owner{})
 	if err == nil {
 		return Owner{}, false, l.Unlock()

@@ -302,6 +302,28 @@ func (m *Manager) Exclusive(id string, fn func() error) error {
 	return m.exclusiveIf(id, nil, fn)
 }
 
+// Delete runs del (the store's delete of session id) with the session
+// closed here and kept from opening until del returns. A live session must
+// be archived, its archive perhaps waiting for a running turn: that turn
+// is stopped as Stop stops it, what it was writing settles, and the lock
+// goes, before del runs. A live session that is not archived is refused
+// before anything changes, and its turn goes on.
+func (m *Manager) Delete(id string, del func() error) error {
+	var refused error
+	archived := func(s *Session) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.archived {
+			refused = fmt.Errorf("delete session %s: %w: archive it first", id, session.ErrNotArchived)
+		}
+		return s.archived
+	}
+	if err := m.exclusiveIf(id, archived, del); err != nil {
+		return err
+	}
+	return refused
+}
+
 // exclusiveIf is Exclusive that leaves a live session open, and runs
 // nothing, unless cond holds for it (checked once nothing else moves it).
 func (m *Manager) exclusiveIf(id string, cond func(*Session) bool, fn func() error) error {

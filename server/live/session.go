@@ -46,6 +46,7 @@ type Session struct {
 	// never while holding mu (a durable change waits for the disk).
 	mu        sync.Mutex
 	snapMu    sync.Mutex       // held while a turn's folder snapshots are taken (turn.go)
+	snapping  sync.WaitGroup   // a turn's snapshots still being taken (turn.go); close waits
 	planCard  *event.PlanReady // "Build this plan?" still offered (plan.go); s.mu
 	status    string
 	detail    string
@@ -536,6 +537,9 @@ func (s *Session) close() {
 	s.closing = true
 	s.mu.Unlock()
 	s.Stop()
+	// The stopped turn's snapshots finish before the session counts as
+	// closed: a delete that follows must find nothing still being written.
+	s.snapping.Wait()
 	s.keepQueued()
 	s.mu.Lock()
 	s.closed = true

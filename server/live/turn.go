@@ -38,7 +38,9 @@ func (s *Session) runTurn(slot *turnSlot, human string) {
 	// turn's; one that ran none changed nothing, and ends without
 	// waiting. snapMu keeps successive turns' snapshots in order (the next
 	// turn's tools wait for this one's), and /undo waits for them too.
+	s.snapping.Add(1)
 	go func() {
+		defer s.snapping.Done()
 		s.snapMu.Lock()
 		defer s.snapMu.Unlock()
 		s.snapshotTurn(human, false)
