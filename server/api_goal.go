@@ -16,8 +16,18 @@ import (
 // Each answer is {"goal": …}, null when the session has none.
 
 type goalRequest struct {
-	Text  string `json:"text"`
-	Turns int    `json:"turns"`
+	Text string `json:"text"`
+	// Turns is nil when the request names none (the default then);
+	// 0 is a number like any other, and refused.
+	Turns *int `json:"turns"`
+}
+
+// turns is the goal's turn limit the request asks for.
+func (r goalRequest) turns() int {
+	if r.Turns == nil {
+		return session.DefaultGoalTurns
+	}
+	return *r.Turns
 }
 
 type goalPatch struct {
@@ -52,14 +62,14 @@ func (s *Server) postGoal(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	if _, err := session.NewGoal(req.Text, req.Turns); err != nil {
+	if _, err := session.NewGoal(req.Text, req.turns()); err != nil {
 		return fmt.Errorf("%w: %w", errBadInput, err)
 	}
 	ls, err := s.liveSession(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	g, err := ls.SetGoal(req.Text, req.Turns)
+	g, err := ls.SetGoal(req.Text, req.turns())
 	if err != nil {
 		return goalError(err)
 	}

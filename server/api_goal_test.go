@@ -159,3 +159,45 @@ func TestGoalPausedByTheMessageAndResumed(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A turn limit out of range is refused with 400 and a sentence, and sets
+// no goal: 0 is not "the default" (it was once taken as 10), nor is a
+// negative number. The slash command sends --turns as typed, so /goal
+// --turns 0 is this request. No number at all is the default.
+func TestGoalTurnsOutOfRange(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       int
+		msg        string // part of the refusal
+		turnsMax   int    // of the goal set
+	}{
+		{"zero", `{"text":"tidy","turns":0}`, http.StatusBadRequest, "turns must be between 1 and 100, not 0", 0},
+		{"negative", `{"text":"tidy","turns":-3}`, http.StatusBadRequest, "turns must be between 1 and 100, not -3", 0},
+		{"too many", `{"text":"tidy","turns":101}`, http.StatusBadRequest, "turns must be between 1 and 100, not 101", 0},
+		{"not a number", `{"text":"tidy","turns":"5"}`, http.StatusBadRequest, "turns", 0},
+		{"none", `{"text":"tidy [[goal: blocked need input]]"}`, http.StatusAccepted, "", session.DefaultGoalTurns},
+		{"one", `{"text":"tidy [[goal: blocked need input]]","turns":1}`, http.StatusAccepted, "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := newChatServer(t, "anthropic")
+			s := cs.create("turns")
+			st := cs.stream(t, s.ID)
+			resp := cs.post("POST", s.ID, "/goal", tt.body)
+			wantStatus(t, resp, tt.want)
+			if tt.want != http.StatusAccepted {
+				if e := decode[struct{ Error string }](t, resp); !strings.Contains(e.Error, tt.msg) {
+					t.Errorf("refusal %q, want %q", e.Error, tt.msg)
+				}
+				if g := cs.goal(s.ID); g != nil {
+					t.Errorf("a refused goal was set: %+v", g)
+				}
+				return
+			}
+			st.untilGoal(session.GoalBlocked)
+			if g := cs.goal(s.ID); g == nil || g.TurnsMax != tt.turnsMax {
+				t.Errorf("goal %+v, want %d turns at most", g, tt.turnsMax)
+			}
+		})
+	}
+}

@@ -51,16 +51,17 @@ type GoalTurn struct {
 	Unknown jsontext.Value `json:",embed"`
 }
 
-// NewGoal checks text and turns (0: the default) and returns a running goal.
+// NewGoal checks text and turns and returns a running goal. Zero turns is
+// refused like any other number out of range: a caller with no number
+// asks for DefaultGoalTurns itself, so that "turns: 0" is never taken for
+// "no number".
 func NewGoal(text string, turns int) (*Goal, error) {
 	text = strings.TrimSpace(text)
 	switch {
 	case text == "":
 		return nil, fmt.Errorf("the goal is empty")
-	case turns < 0 || turns > MaxGoalTurns:
-		return nil, fmt.Errorf("turns must be between 1 and %d", MaxGoalTurns)
-	case turns == 0:
-		turns = DefaultGoalTurns
+	case turns < 1 || turns > MaxGoalTurns:
+		return nil, fmt.Errorf("turns must be between 1 and %d, not %d", MaxGoalTurns, turns)
 	}
 	return &Goal{Text: text, TurnsMax: turns, State: GoalRunning}, nil
 }

@@ -14,11 +14,12 @@ func TestNewGoal(t *testing.T) {
 		want       int    // turns_max
 		err        string // part of the error
 	}{
-		{name: "default turns", text: " tidy ", want: session.DefaultGoalTurns},
-		{name: "given turns", text: "tidy", turns: 3, want: 3},
+		{name: "given turns", text: " tidy ", turns: 3, want: 3},
+		{name: "the fewest", text: "tidy", turns: 1, want: 1},
+		{name: "zero is not the default", text: "tidy", turns: 0, err: "between 1 and 100, not 0"},
 		{name: "the most", text: "tidy", turns: session.MaxGoalTurns, want: session.MaxGoalTurns},
 		{name: "too many", text: "tidy", turns: session.MaxGoalTurns + 1, err: "between 1 and 100"},
-		{name: "negative", text: "tidy", turns: -1, err: "between 1 and 100"},
+		{name: "negative", text: "tidy", turns: -1, err: "between 1 and 100, not -1"},
 		{name: "empty", text: "  ", err: "empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,14 +81,16 @@ export async function goalCommand(arg) {
     return;
   }
   const m = /^--turns(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(words);
-  let turns = 0;
-  let text = words;
+  /** @type {{text: string, turns?: number}} */
+  const body = { text: words };
   if (m) {
-    if (!/^\d+$/.test(m[1])) throw new Error(`--turns takes a number of turns, 1 to 100, not “${m[1]}”`);
-    turns = Number(m[1]);
-    text = m[2].trim();
+    if (!/^-?\d+$/.test(m[1])) throw new Error(`--turns takes a number of turns, 1 to 100, not “${m[1]}”`);
+    // Sent as typed, 0 too: the server says what is out of range (0 is
+    // not "the default").
+    body.turns = Number(m[1]);
+    body.text = m[2].trim();
   }
-  if (!text) throw new Error('say what the goal is: /goal [--turns N] TEXT');
-  const res = /** @type {{goal: Goal}} */ (await api('POST', url, turns ? { text, turns } : { text }));
+  if (!body.text) throw new Error('say what the goal is: /goal [--turns N] TEXT');
+  const res = /** @type {{goal: Goal}} */ (await api('POST', url, body));
   note(goalText(res.goal));
 }

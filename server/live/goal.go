@@ -136,7 +136,8 @@ func (s *Session) setGoal(fn func(*session.Goal) (*session.Goal, error)) (*sessi
 
 // SetGoal sets a new goal (replacing any earlier one) and starts its first
 // turn now when the session is idle, else after the running turn and the
-// queue.
+// queue. turns must be 1 to session.MaxGoalTurns: 0 is refused, not taken
+// for the default (the caller passes session.DefaultGoalTurns).
 func (s *Session) SetGoal(text string, turns int) (*session.Goal, error) {
 	g, err := session.NewGoal(text, turns)
 	if err != nil {
