@@ -60,7 +60,9 @@ func sendCommand(ctx context.Context, e env, profile string, args []string) erro
 	if info, ok := liveServer(st.profile); ok && answers(info) {
 		err = postNote(ctx, info, id, *from, text)
 	} else {
-		err = storeNote(st.sessions, id, *from, text)
+		// Another myco send may hold the session for the moment it takes
+		// to write its own note: wait for it rather than fail.
+		err = retryLocked(ctx, lockWait, func() error { return storeNote(st.sessions, id, *from, text) })
 	}
 	if err != nil {
 		return err
