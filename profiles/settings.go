@@ -171,35 +171,50 @@ func (s Settings) Notifies() bool {
 // LoadSettings reads the settings file at path, merged over DefaultSettings.
 // An absent file gives the defaults. A file that cannot be used gives a
 // *SettingsError naming the line and column; the file is left as it is.
+// What LoadSettingsWarnings warns of is not an error here.
 func LoadSettings(path string) (Settings, error) {
+	s, _, err := LoadSettingsWarnings(path)
+	return s, err
+}
+
+// LoadSettingsWarnings is LoadSettings that also says, with its line and
+// column, each key the file sets that myco ignores (unknown: a typo, or a
+// key of a newer myco) or reads under another spelling. A key set twice in
+// one object is an error, not a warning: which one counts is unclear.
+func LoadSettingsWarnings(path string) (Settings, []SettingsWarning, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultSettings(), nil
+		return DefaultSettings(), nil, nil
 	}
 	if err != nil {
-		return Settings{}, fmt.Errorf("read settings: %w", err)
+		return Settings{}, nil, fmt.Errorf("read settings: %w", err)
 	}
 	// Some editors on Windows start UTF-8 files with a byte order mark,
 	// which encoding/json refuses.
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	s, err := parseSettings(data)
+	s, notes, err := parseSettings(data)
 	if err != nil {
-		return Settings{}, newSettingsError(path, data, err)
+		return Settings{}, nil, newSettingsError(path, data, err)
 	}
-	return s, nil
+	return s, newSettingsWarnings(path, data, notes), nil
 }
 
 // parseSettings treats a blank file like an absent one: a user who created
 // an empty settings.json asked for nothing.
-func parseSettings(data []byte) (Settings, error) {
+func parseSettings(data []byte) (Settings, []keyNote, error) {
 	var f fileSettings
+	var notes []keyNote
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, &f); err != nil {
-			return Settings{}, err
+			return Settings{}, nil, err
+		}
+		var err error
+		if notes, err = checkKeys(data); err != nil {
+			return Settings{}, nil, err
 		}
 	}
 	s := f.over(DefaultSettings())
-	return s, s.Validate()
+	return s, notes, s.Validate()
 }
 
 // ApplyEnv returns s with the environment's overrides for one run: MYCO_MODEL

@@ -27,6 +27,28 @@ func (e *SettingsError) Error() string {
 
 func (e *SettingsError) Unwrap() error { return e.Err }
 
+// SettingsWarning is a key of a settings file that myco ignores or reads
+// otherwise than written, with its place; the file is still used.
+type SettingsWarning struct {
+	Path   string
+	Line   int // 1-based
+	Column int // 1-based, in characters
+	Msg    string
+}
+
+func (w SettingsWarning) String() string {
+	return fmt.Sprintf("settings %s:%d:%d: %s", w.Path, w.Line, w.Column, w.Msg)
+}
+
+func newSettingsWarnings(path string, data []byte, notes []keyNote) []SettingsWarning {
+	var out []SettingsWarning
+	for _, n := range notes {
+		line, col := position(data, n.off)
+		out = append(out, SettingsWarning{Path: path, Line: line, Column: col, Msg: n.msg})
+	}
+	return out
+}
+
 func newSettingsError(path string, data []byte, err error) *SettingsError {
 	off, err := locate(data, err)
 	e := &SettingsError{Path: path, Err: err}
@@ -42,7 +64,10 @@ func locate(data []byte, err error) (int64, error) {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var field *fieldError
+	var key *keyError
 	switch {
+	case errors.As(err, &key):
+		return key.off, err
 	case errors.As(err, &syn):
 		// Offset counts the bytes read, the last of which was refused.
 		return syn.Offset - 1, err

@@ -2,9 +2,11 @@ package profiles_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,6 +125,14 @@ var badSettings = []struct {
 	{"shell_env_keep_assignment.json", 3, 22, `shell_env_keep[0] must be a variable name or a pattern such as AWS_*, not "GITHUB_TOKEN=1"`},
 	{"shell_env_drop_bad_pattern.json", 2, 22, `shell_env_drop[0] is not a valid pattern: "[A-"`},
 	{"stream_idle_zero.json", 2, 26, "stream_idle_timeout must be a number of seconds, at least 1, not 0"},
+	// A key set twice in one object: the second one, named as the decoder
+	// matches it, at any depth.
+	{"duplicate_key.json", 4, 3, "default_model is set twice (first on line 2): keep one, since which one counts is unclear"},
+	{"duplicate_key_case.json", 3, 3, "approvals is set twice (first on line 2): keep one, since which one counts is unclear"},
+	{"duplicate_nested_key.json", 5, 7, "providers.openai.base_url is set twice (first on line 4): keep one, since which one counts is unclear"},
+	{"duplicate_model.json", 5, 5, `models["openai/gpt-4.1"] is set twice (first on line 3): keep one, since which one counts is unclear`},
+	{"duplicate_model_option.json", 3, 78, `models["openai/gpt-4.1"].context_window is set twice (first on line 3): keep one, since which one counts is unclear`},
+	{"duplicate_personality.json", 4, 5, "personalities.terse is set twice (first on line 3): keep one, since which one counts is unclear"},
 }
 
 func TestLoadSettingsRefusesBadFiles(t *testing.T) {
@@ -414,5 +424,56 @@ func TestShellEnvDropped(t *testing.T) {
 	s.ShellEnvDrop = nil
 	if diff := cmp.Diff(want[1:], s.ShellEnvDropped()); diff != "" {
 		t.Errorf("ShellEnvDropped() without drop list mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Keys myco does not know are warnings, each at its line and column, with
+// the known key it is closest to; the file still loads. A key spelled in
+// another case is read, and said so.
+func TestLoadSettingsWarnings(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // line:column: message
+	}{
+		{"absent.json", nil},
+		{"blank.json", nil},
+		{"bom.json", nil},
+		{"unknown_keys.json", []string{
+			"2:3: unknown key defualt_model is ignored (did you mean default_model?)",
+			"3:34: unknown key approvals.edits is ignored (did you mean approvals.edit?)",
+			`5:24: unknown key models["openai/gpt-4.1"].contxt_window is ignored (did you mean models["openai/gpt-4.1"].context_window?)`,
+			`6:36: unknown key models["anthropic/claude-haiku-4-5"].temperature is ignored`,
+			"8:69: unknown key providers.openai.apikey_env is ignored (did you mean providers.openai.api_key_env?)",
+			"9:3: Think is read as think: spell it so",
+			"10:3: unknown key colour_scheme is ignored",
+			"11:3: unknown key plugins is ignored",
+		}},
+		{"merge.json", []string{"15:3: unknown key a_key_from_a_newer_myco is ignored"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			s, warnings, err := profiles.LoadSettingsWarnings(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				if prefix := "settings " + path + ":"; !strings.HasPrefix(w.String(), prefix) {
+					t.Errorf("warning %q does not start with %q", w, prefix)
+				}
+				got = append(got, fmt.Sprintf("%d:%d: %s", w.Line, w.Column, w.Msg))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+			}
+			plain, err := profiles.LoadSettings(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(plain, s); diff != "" {
+				t.Errorf("LoadSettingsWarnings read other settings than LoadSettings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

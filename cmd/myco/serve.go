@@ -35,9 +35,14 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	settings, err := profiles.LoadSettings(st.profile.SettingsPath())
+	settings, warnings, err := profiles.LoadSettingsWarnings(st.profile.SettingsPath())
 	if err != nil {
 		return err
+	}
+	// Where a settings error is told, before anything else: a key myco
+	// ignores is most often a typo the person wants to hear of.
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "myco: warning: %s\n", w)
 	}
 	settings = settings.ApplyEnv(e.getenv)
 	page := "/"

@@ -131,3 +131,38 @@ func TestMalformedSettingsStopStartWithFileAndLine(t *testing.T) {
 		t.Error("settings.json was changed")
 	}
 }
+
+// A key set twice stops the start like any settings error, at the second
+// one; a key myco does not know is a warning on stderr, with its line, and
+// myco starts.
+func TestSettingsKeysAtStart(t *testing.T) {
+	c := newCLI(t)
+	c.create("default", "x")
+	path := filepath.Join(c.home, "profiles", "default", "settings.json")
+	dup := []byte("{\n  \"think\": \"low\",\n  \"todo\": true,\n  \"think\": \"high\"\n}\n")
+	os.WriteFile(path, dup, 0o600)
+	if _, errOut, code := c.run("--no-open"); code != 1 || !strings.Contains(errOut, path+":4:3: think is set twice (first on line 2)") {
+		t.Errorf("duplicate key: code %d, stderr %q", code, errOut)
+	}
+
+	os.WriteFile(path, []byte("{\n  \"defualt_model\": \"anthropic/x\"\n}\n"), 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	getenv := func(k string) string {
+		if k == "MYCO_HOME" {
+			return c.home
+		}
+		return ""
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--no-open"}, getenv, nil, &out, &errOut) }()
+	waitURL(t, &out, done)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	want := "myco: warning: settings " + path + ":2:3: unknown key defualt_model is ignored (did you mean default_model?)"
+	if !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
+	}
+}
