@@ -189,3 +189,46 @@ func TestQueuedMessageEditedAndCancelled(t *testing.T) {
 	wantStatus(t, cs.post("PATCH", s.ID, "/queued/"+first, `{"text":"too late"}`), http.StatusConflict)
 	wantStatus(t, cs.post("DELETE", s.ID, "/queued/"+first, ""), http.StatusConflict)
 }
+
+// A steer answered 202 is on disk before the answer, in the queue marked
+// steer: a crash right after the 202 keeps it (a session reopened keeps
+// its queue as the person's messages). It cannot be edited while it waits,
+// and goes in once, leaving the queue in the record that saves it.
+func TestSteerIsSavedBeforeItsAnswer(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("durable steer")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"echo round-one"}]]`), http.StatusAccepted)
+	evs := st.until("tool.approval")
+	ap := data(t, evs[len(evs)-1])
+	resp := cs.post("POST", s.ID, "/steer", `{"text":"keep it durable"}`)
+	wantStatus(t, resp, http.StatusAccepted)
+	id := decode[map[string]string](t, resp)["steer"]
+	// What another process reads now: the document and its journal.
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Queued) != 1 || doc.Queued[0].ID != id || !doc.Queued[0].Steer || doc.Queued[0].Text != "keep it durable" {
+		t.Fatalf("queued on disk after the 202: %+v", doc.Queued)
+	}
+	wantStatus(t, cs.post("PATCH", s.ID, "/queued/"+id, `{"text":"changed"}`), http.StatusConflict)
+	wantStatus(t, cs.post("POST", s.ID, "/approvals/"+ap["tool_use_id"].(string), `{"decision":"once"}`), 200)
+	st.until("turn.end")
+	doc, err = cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range doc.Threads[0].Messages {
+		if strings.Contains(textOf(m), "keep it durable") {
+			n++
+			if !m.Steer || !m.Human {
+				t.Errorf("steer saved as %+v", m)
+			}
+		}
+	}
+	if n != 1 || len(doc.Queued) != 0 {
+		t.Errorf("the steer is in the thread %d time(s), queued %+v; want once, none", n, doc.Queued)
+	}
+}

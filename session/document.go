@@ -106,10 +106,15 @@ type Link struct {
 
 // Queued is a message waiting for the running turn to end.
 type Queued struct {
-	ID      string         `json:"id"`
-	Text    string         `json:"text"`
-	Images  []string       `json:"images,omitempty"`
-	At      time.Time      `json:"at,omitzero"`
+	ID     string    `json:"id"`
+	Text   string    `json:"text"`
+	Images []string  `json:"images,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	// Steer: sent with /steer, it waits for the running turn's tool round
+	// and goes in before that turn's next model call. It is saved here,
+	// before the 202, so a crash cannot lose it: a session reopened after
+	// one keeps it as the person's message like any queued one.
+	Steer   bool           `json:"steer,omitempty"`
 	Unknown jsontext.Value `json:",embed"`
 }
 

@@ -105,7 +105,7 @@ func headerChange(a, b *Document) *Header {
 	set(a.Mode != b.Mode, func() { h.Mode = &b.Mode })
 	set(!slices.EqualFunc(a.Todo, b.Todo, func(x, y TodoItem) bool { return x.Text == y.Text && x.State == y.State }),
 		func() { h.Todo = (*TodoList)(&b.Todo) })
-	set(!slices.EqualFunc(a.Queued, b.Queued, func(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text }),
+	set(!slices.EqualFunc(a.Queued, b.Queued, sameQueued),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
 	set(!a.UpdatedAt.Equal(b.UpdatedAt), func() { h.UpdatedAt = &b.UpdatedAt })
@@ -116,6 +116,10 @@ func headerChange(a, b *Document) *Header {
 }
 
 func sameLink(x, y Link) bool { return x.URL == y.URL && x.Title == y.Title }
+
+// sameQueued compares what a change of the queue may change: a steer
+// becoming an ordinary queued message is a change to record.
+func sameQueued(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text && x.Steer == y.Steer }
 
 func (h *Header) apply(d *Document) {
 	if h.Title != nil {

@@ -75,9 +75,9 @@ type Session struct {
 	// archiveClaimed: the archive's finish (close, move the files) is
 	// under way; only one of Archive and release claims it.
 	archiveClaimed bool
-	// steer holds /steer guidance until the running turn takes it in
-	// (steer.go); queueMu orders edits of the queue against the start of
-	// a queued message, so an edit is either sent or refused, never lost.
+	// steer says which turn takes /steer guidance (steer.go); queueMu
+	// orders edits of the queue (steers too) against the start of a queued
+	// message, so an edit is either sent or refused, never lost.
 	steer   steering
 	queueMu sync.Mutex
 }
@@ -175,7 +175,6 @@ func (s *Session) Snapshot() Snapshot {
 	})
 	ge := s.GoalEvent(goal)
 	snap.Goal = &ge
-	snap.Queued = append(steerEvents(s.steer.pending), snap.Queued...)
 	snap.Notes = s.noteEvents()
 	snap.Mode = s.Mode()
 	snap.PlanReady = s.planCard
@@ -192,7 +191,7 @@ func (s *Session) Snapshot() Snapshot {
 func queuedEvents(q []Queued) []event.Queued {
 	out := make([]event.Queued, len(q))
 	for i, m := range q {
-		out[i] = event.Queued{ID: m.ID, Text: m.Text, Images: m.Images, At: m.At}
+		out[i] = event.Queued{ID: m.ID, Text: m.Text, Images: m.Images, At: m.At, Steer: m.Steer}
 	}
 	return out
 }

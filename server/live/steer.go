@@ -16,16 +16,16 @@ import (
 // has started (it is in the conversation now) or it was cancelled.
 var ErrQueuedGone = errors.New("that message is no longer queued: its turn has started, or it was cancelled")
 
-// steering holds the guidance sent with /steer while a turn runs, until
-// the turn's next model call takes it in. It lives in memory only: a steer
-// is for the turn running in this process, and the person sees it listed
-// with the queue until it goes in. s.mu guards it.
+// steering says which turn takes steers now. The steers themselves wait
+// in the document's queue, marked steer, saved before /steer is answered:
+// a crash keeps them like any queued message (the session reopened keeps
+// them as the person's messages). queueMu orders a steer's save against
+// the turn taking it in or closing. s.mu guards open.
 type steering struct {
 	// open is the turn that takes steers now; nil once it has made its
 	// last model call (a steer then waits in the queue for a turn of its
 	// own, as any message sent during a turn does).
-	open    *turnSlot
-	pending []Queued
+	open *turnSlot
 }
 
 // Steer gives the running turn guidance that goes in before its next model
@@ -37,20 +37,44 @@ func (s *Session) Steer(text string) (turn, steer string, err error) {
 	if strings.TrimSpace(text) == "" {
 		return "", "", ErrEmptyMessage
 	}
+	s.queueMu.Lock()
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
+		s.queueMu.Unlock()
 		return "", "", err
 	}
-	if s.slot != nil && s.steer.open == s.slot {
-		q := Queued{ID: uuid.NewString(), Text: text, At: s.m.opts.Now().UTC()}
-		s.steer.pending = append(s.steer.pending, q)
-		s.mu.Unlock()
-		s.publishQueue()
-		return "", q.ID, nil
-	}
+	open := s.slot != nil && s.steer.open == s.slot
 	s.mu.Unlock()
-	return s.Submit(text, nil, true)
+	if !open {
+		s.queueMu.Unlock()
+		return s.Submit(text, nil, true)
+	}
+	q := Queued{ID: uuid.NewString(), Text: text, At: s.m.opts.Now().UTC(), Steer: true}
+	_, err = s.w.Update(func(d *session.Document) error {
+		d.Queued = withSteer(d.Queued, q)
+		return nil
+	})
+	s.queueMu.Unlock()
+	if isClosed(err) {
+		err = ErrSessionClosed
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("steer: %w", err)
+	}
+	s.publishQueue()
+	return "", q.ID, nil
+}
+
+// withSteer is the queue with steer q after the steers already waiting,
+// before the messages waiting for a turn of their own: steers go in
+// sooner. It returns a new slice.
+func withSteer(queue []Queued, q Queued) []Queued {
+	i := slices.IndexFunc(queue, func(x Queued) bool { return !x.Steer })
+	if i < 0 {
+		i = len(queue)
+	}
+	return slices.Insert(slices.Clone(queue), i, q)
 }
 
 // openSteers lets the turn of slot take steers; runTurn calls it.
@@ -62,42 +86,56 @@ func (s *Session) openSteers(slot *turnSlot) {
 
 // takeSteers saves the steers sent since the last model call as the
 // person's messages, after the tool round's results, so the next call
-// sees them where they went in. It is called at the settled boundary
-// between a tool round and the next model call.
+// sees them where they went in. Each leaves the queue in the record that
+// saves it: a crash keeps it once, queued or in the thread. It is called
+// at the settled boundary between a tool round and the next model call.
 func (s *Session) takeSteers() error {
-	s.mu.Lock()
-	pending := s.steer.pending
-	s.steer.pending = nil
-	s.mu.Unlock()
-	if len(pending) == 0 {
+	s.queueMu.Lock()
+	defer s.queueMu.Unlock()
+	var steers []Queued
+	s.w.View(func(d *session.Document) {
+		for _, q := range d.Queued {
+			if q.Steer {
+				steers = append(steers, q)
+			}
+		}
+	})
+	if len(steers) == 0 {
 		return nil
 	}
-	s.publishQueue()
-	for _, q := range pending {
+	for _, q := range steers {
 		m := session.Message{
 			ID: uuid.NewString(), Role: "user", At: s.m.opts.Now().UTC(), Human: true, Steer: true,
 			Content: []session.Block{{Type: session.BlockText, Text: q.Text}},
 		}
-		if err := s.appendMessage(m); err != nil {
+		if err := s.appendMessage(m, q.ID); err != nil {
 			return fmt.Errorf("steer: %w", err)
 		}
 	}
+	s.publishQueue()
 	return nil
 }
 
 // closeSteers ends the taking of steers for the turn that is ending: the
-// ones it did not take in go to the front of the queue (durably), so the
-// next turn starts with them, as an ordinary message would.
+// ones it did not take in stay at the front of the queue as ordinary
+// messages (durably), so the next turn starts with them.
 func (s *Session) closeSteers() {
+	s.queueMu.Lock()
+	defer s.queueMu.Unlock()
 	s.mu.Lock()
-	pending := s.steer.pending
 	s.steer = steering{}
 	s.mu.Unlock()
-	if len(pending) == 0 {
+	var waiting bool
+	s.w.View(func(d *session.Document) { waiting = slices.ContainsFunc(d.Queued, func(q Queued) bool { return q.Steer }) })
+	if !waiting {
 		return
 	}
 	if _, err := s.w.Update(func(d *session.Document) error {
-		d.Queued = append(slices.Clone(pending), d.Queued...)
+		q := slices.Clone(d.Queued)
+		for i := range q {
+			q[i].Steer = false
+		}
+		d.Queued = q
 		return nil
 	}); err != nil {
 		s.m.log.Warn("steers not queued after their turn ended", "session", s.id, "err", err)
@@ -108,21 +146,9 @@ func (s *Session) closeSteers() {
 // queueView is the queue as the tabs see it: the pending steers first (they
 // go in sooner), then the messages waiting for a turn of their own.
 func (s *Session) queueView() []event.Queued {
-	s.mu.Lock()
-	steers := slices.Clone(s.steer.pending)
-	s.mu.Unlock()
 	var q []event.Queued
 	s.w.View(func(d *session.Document) { q = queuedEvents(d.Queued) })
-	return append(steerEvents(steers), q...)
-}
-
-// steerEvents is pending steers as the tabs see them (never nil).
-func steerEvents(steers []Queued) []event.Queued {
-	out := make([]event.Queued, 0, len(steers))
-	for _, m := range steers {
-		out = append(out, event.Queued{ID: m.ID, Text: m.Text, At: m.At, Steer: true})
-	}
-	return out
+	return q
 }
 
 // EditQueued changes the text of a message waiting in the queue. Once its
@@ -160,7 +186,8 @@ func (s *Session) changeQueue(id string, fn func(q []Queued, i int) ([]Queued, e
 	s.queueMu.Lock()
 	defer s.queueMu.Unlock()
 	_, err = s.w.Update(func(d *session.Document) error {
-		i := slices.IndexFunc(d.Queued, func(q Queued) bool { return q.ID == id })
+		// A steer cannot be edited or cancelled: it is the running turn's.
+		i := slices.IndexFunc(d.Queued, func(q Queued) bool { return q.ID == id && !q.Steer })
 		if i < 0 {
 			return ErrQueuedGone
 		}
