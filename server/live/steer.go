@@ -126,7 +126,9 @@ func (s *Session) closeSteers() {
 	s.steer = steering{}
 	s.mu.Unlock()
 	var waiting bool
-	s.w.View(func(d *session.Document) { waiting = slices.ContainsFunc(d.Queued, func(q Queued) bool { return q.Steer }) })
+	s.w.View(func(d *session.Document) {
+		waiting = slices.ContainsFunc(d.Queued, func(q Queued) bool { return q.Steer })
+	})
 	if !waiting {
 		return
 	}
