@@ -29,6 +29,12 @@ func TestMeasureLoss(t *testing.T) {
 		{"more than a second lost", "alpha ", 20, 2 * time.Second, true},
 		{"nothing kept", "", 26, 3 * time.Second, true},
 		{"not a prefix", "alpha bravo delta", 26, 3 * time.Second, true},
+		// The disk ahead of the tab: the answer was saved whole (or its
+		// last deltas journaled) before the kill, and the client had not
+		// got the end yet (seed 1796156963870656261, kill 15: 213
+		// characters kept, 200 received).
+		{"kept more than received", "alpha bravo charlie delta echo ", 0, 0, false},
+		{"more, but not what was received", "alpha bravo charlie delta; echo", 26, 3 * time.Second, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
