@@ -330,8 +330,9 @@ func (h *harness) checkThread(k int, s *sess, doc *document) {
 	}
 }
 
-// checkAcked: every message answered 202 is a human message of the
-// session or still queued.
+// checkAcked: every message answered 202 (steers too) is a human message
+// of the session or still queued, and only once in the latest thread and
+// the queue (a compaction's carried copies are in an earlier thread too).
 func (h *harness) checkAcked(k int, s *sess, doc *document) {
 	have := map[string]bool{}
 	for _, th := range doc.Threads {
@@ -349,6 +350,8 @@ func (h *harness) checkAcked(k int, s *sess, doc *document) {
 	for _, tag := range s.acked {
 		if !have[tag] {
 			h.fail(k, s, ruleAcked, "message %s was answered 202 and is neither in the session nor queued", tag)
+		} else if n := keptTimes(doc, tag+" "); n > 1 {
+			h.fail(k, s, ruleAcked, "message %s is kept %d times in the latest thread and the queue", tag, n)
 		}
 	}
 }

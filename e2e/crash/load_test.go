@@ -110,7 +110,33 @@ func (w *worker) turn(ctx context.Context, text func(tag string) string) error {
 		}
 		started++
 	}
+	if w.rng.IntN(3) == 0 {
+		if err := w.pause(ctx, 100, 1200); err != nil {
+			return err
+		}
+		own, err := w.steer(ctx)
+		if err != nil {
+			return err
+		}
+		if own {
+			started++
+		}
+	}
 	return w.rec.waitTurnEnds(ctx, ended+started)
+}
+
+// steer sends guidance with /steer: taken in by the running turn, or
+// (no turn taking steers) a message that runs a turn of its own, which it
+// reports.
+func (w *worker) steer(ctx context.Context) (ownTurn bool, err error) {
+	tag := w.s.nextTag("st")
+	var answer map[string]string
+	err = w.c.PostJSON(ctx, "/api/sessions/"+w.s.id+"/steer", map[string]string{"text": tag + " steer, keep going"}, http.StatusAccepted, &answer)
+	if err != nil {
+		return false, err
+	}
+	w.s.ack(tag)
+	return answer["steer"] == "", nil
 }
 
 // send posts a message; one refused because a turn still runs (a queued

@@ -99,13 +99,13 @@ func keptTimes(doc *document, text string) int {
 	n := 0
 	if len(doc.Threads) > 0 {
 		for _, m := range doc.Threads[len(doc.Threads)-1].Messages {
-			if m.Human && strings.Contains(m.text(), text) {
+			if m.Human && strings.HasPrefix(m.text(), text) {
 				n++
 			}
 		}
 	}
 	for _, q := range doc.Queued {
-		if strings.Contains(q.Text, text) {
+		if strings.HasPrefix(q.Text, text) {
 			n++
 		}
 	}
