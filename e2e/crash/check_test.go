@@ -27,6 +27,7 @@ const (
 	ruleTemp   = "no-temp"          // no .tmp-* file once the session has been opened again
 	ruleLock   = "no-lock"          // the session opens, restores, and takes a message with a normal answer
 	ruleIdle   = "idle-on-open"     // reopening runs nothing: idle, and no model request until one is sent
+	ruleSecret = "secret-off-disk"  // no line of a private key streamed is ever on disk in clear
 )
 
 // lostWindow is what a crash may lose of a streaming answer.
@@ -80,6 +81,7 @@ func (h *harness) check(ctx context.Context, k int, killAt time.Time, recs []*re
 			h.checkNewMessage(ctx, k, s, c, streams[i])
 		}
 	}
+	h.checkSecrets(k, "after the restart")
 }
 
 // reopen restores the session if the kill left it archived, opens it as
@@ -184,11 +186,17 @@ func (h *harness) checkAnswers(k int, s *sess, doc *document, rec *recorder, kil
 		case !found:
 			// All it had streamed came within the last second, which the
 			// rule allows to lose: nothing to mark.
-		case stop != "interrupted" && !strings.HasPrefix(kept, received):
+		case stop != "interrupted" && !keptAll(received, kept):
 			// Text lost, yet the answer passed off as complete.
 			h.fail(k, s, ruleAnswer, "answer %s: stop_reason %q, want interrupted", a.id, stop)
 		}
 	}
+}
+
+// keptAll reports whether kept stands for all of received.
+func keptAll(received, kept string) bool {
+	upto, ok := coveredBy(received, kept)
+	return ok && upto == len(received)
 }
 
 // checkTools: each tool call running at the kill has a tool_result
@@ -207,6 +215,14 @@ func (h *harness) checkTools(k int, s *sess, doc *document, rec *recorder, killA
 		case result == nil:
 			h.fail(k, s, ruleTool, "tool call %s has no tool_result after the restart", run.id)
 			continue
+		}
+		if file := tickFileOf(use); isDots(file) {
+			if err := checkDots(result.resultText(), file, killAt.Add(-lostWindow)); err != nil {
+				h.fail(k, s, ruleTool, "tool call %s (dots): %v", run.id, err)
+			}
+			continue
+		}
+		switch {
 		case !result.Interrupted || !result.IsError:
 			if !result.Interrupted && ticksIn(result.resultText()) == 5 {
 				continue // it finished just before the kill
@@ -272,6 +288,20 @@ func parseTicks(text string) []tick {
 func ticksIn(text string) int { return len(parseTicks(text)) }
 
 var tickFile = regexp.MustCompile(`>> (\S+);`)
+
+// tickFileOf is the file a tool call's command logs to, "" if none.
+func tickFileOf(use *block) string {
+	var input struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(use.Input, &input) != nil {
+		return ""
+	}
+	if m := tickFile.FindStringSubmatch(input.Command); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // printedTicks reads the file the command logged its ticks to.
 func printedTicks(use *block) ([]tick, error) {

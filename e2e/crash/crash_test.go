@@ -186,8 +186,11 @@ func (h *harness) cycle(ctx context.Context, k int) {
 	workers := make([]*worker, len(h.ss))
 	var wg sync.WaitGroup
 	for i, s := range h.ss {
-		workers[i] = &worker{s: s, c: c, rec: recs[i], ticks: h.ticks,
+		workers[i] = &worker{s: s, c: c, rec: recs[i], ticks: h.ticks, first: -1,
 			rng: rand.New(rand.NewPCG(h.seed, uint64(k*64+i+1)))}
+		if i == holdSession {
+			workers[i].first = (k - 1) % holdKinds
+		}
 		wg.Go(func() { workers[i].run(loadCtx) })
 	}
 	// Choosing the moment of the kill is the one wait here that waits
@@ -209,6 +212,7 @@ func (h *harness) cycle(ctx context.Context, k int) {
 			h.fail(k, h.ss[i], "load", "an answer no kill explains: %s", u)
 		}
 	}
+	h.checkSecrets(k, "after the kill")
 	h.fake.Reset() // the recorded bodies grow with the sessions
 	srv, err := h.start(ctx, k)
 	if err != nil {

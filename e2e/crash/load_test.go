@@ -22,6 +22,8 @@ type sess struct {
 	mu    sync.Mutex
 	seq   int
 	acked []string // tags of the messages answered 202, all kills long
+	// secrets are the lines of the private keys sent: never on disk.
+	secrets []string
 	// The scratchpad and the title: the last value a PATCH was answered
 	// 200 for, and the one sent without an answer yet (the kill cut it).
 	pad, padPending     string
@@ -53,6 +55,8 @@ type worker struct {
 	rec   *recorder
 	rng   *rand.Rand
 	ticks string // folder of the tool's tick files
+	// first is the hold case this worker starts with (hold_test.go), or -1.
+	first int
 	// unexpected collects answers that no kill explains (a 500, say).
 	unexpected []string
 }
@@ -66,6 +70,12 @@ const streamingAnswer = "[[text:400]] [[delay:10ms]]"
 const toolCommand = `for i in 1 2 3 4 5; do l=\"tick-$i $(date +%%s%%N)\"; echo \"$l\"; echo \"$l\" >> %s; sleep 0.3; done`
 
 func (w *worker) run(ctx context.Context) {
+	if w.first >= 0 {
+		if err := w.hold(ctx, w.first); err != nil {
+			w.note(ctx, err)
+			return
+		}
+	}
 	for ctx.Err() == nil {
 		var err error
 		switch x := w.rng.IntN(100); {
@@ -79,12 +89,17 @@ func (w *worker) run(ctx context.Context) {
 			err = w.archiveRestore(ctx)
 		}
 		if err != nil {
-			var st *mycotest.StatusError
-			if errors.As(err, &st) && ctx.Err() == nil {
-				w.unexpected = append(w.unexpected, err.Error())
-			}
+			w.note(ctx, err)
 			return // the server died, or the kill's cancel
 		}
+	}
+}
+
+// note keeps err when it is an answer no kill explains.
+func (w *worker) note(ctx context.Context, err error) {
+	var st *mycotest.StatusError
+	if errors.As(err, &st) && ctx.Err() == nil {
+		w.unexpected = append(w.unexpected, err.Error())
 	}
 }
 

@@ -2,7 +2,6 @@ package crash
 
 import (
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -15,20 +14,15 @@ type loss struct {
 }
 
 // measureLoss compares the text kept with what the client received. It
-// fails when the kept text is not a prefix of the received text (or the
-// received text a prefix of it), or lacks text received more than
-// lostWindow before the kill.
+// fails when the kept text does not stand for a start of the received
+// text (coveredBy: a redaction marker stands for the secret it hides, and
+// kept text may run past the received text), or lacks text received more
+// than lostWindow before the kill.
 func measureLoss(a *answer, kept string, killAt time.Time) (loss, error) {
 	received := a.text()
 	l := loss{received: utf8.RuneCountInString(received)}
-	if strings.HasPrefix(kept, received) {
-		// The session kept all the client received, and maybe more: myco
-		// writes the text as it streams (a finished answer durably) while
-		// the events are still on their way to the tab, so a kill can land
-		// between the two. Nothing was lost.
-		return l, nil
-	}
-	if !strings.HasPrefix(received, kept) {
+	upto, ok := coveredBy(received, kept)
+	if !ok {
 		l.chars = l.received
 		if len(a.deltas) > 0 {
 			l.span = killAt.Sub(a.deltas[0].at)
@@ -36,19 +30,22 @@ func measureLoss(a *answer, kept string, killAt time.Time) (loss, error) {
 		return l, fmt.Errorf("the text kept (%d characters, %q) is not a prefix of the text received (%d characters)",
 			utf8.RuneCountInString(kept), clip(kept), l.received)
 	}
-	l.chars = l.received - utf8.RuneCountInString(kept)
+	// The session may keep more than the client received: myco writes the
+	// text as it streams (a finished answer durably) while the events are
+	// still on their way to the tab, so a kill can land between the two.
+	l.chars = l.received - utf8.RuneCountInString(received[:upto])
 	end := 0
 	for _, d := range a.deltas {
 		end += len(d.text)
-		if end > len(kept) {
+		if end > upto {
 			l.span = max(killAt.Sub(d.at), 0)
 			break
 		}
 	}
 	due := a.receivedBy(killAt.Add(-lostWindow))
-	if len(kept) < len(due) {
+	if upto < len(due) {
 		return l, fmt.Errorf("kept %d of %d characters: lost %d characters, %s of text, more than %s",
-			utf8.RuneCountInString(kept), l.received, l.chars, l.span.Round(time.Millisecond), lostWindow)
+			utf8.RuneCountInString(received[:upto]), l.received, l.chars, l.span.Round(time.Millisecond), lostWindow)
 	}
 	return l, nil
 }

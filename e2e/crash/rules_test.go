@@ -2,6 +2,9 @@ package crash
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,3 +87,68 @@ func TestCheckOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestCoveredBy(t *testing.T) {
+	const received = "key: -----BEGIN PRIVATE KEY-----\nAAAA\nBBBB\n-----END PRIVATE KEY-----\nok"
+	tests := []struct {
+		name, kept string
+		want       int
+		ok         bool
+	}{
+		{"all", received, len(received), true},
+		{"a start", "key: -----BEGIN", len("key: -----BEGIN"), true},
+		{"more than received", received + " and more", len(received), true},
+		{"secret redacted whole", "key: [REDACTED:private-key]\nok", len(received), true},
+		{"ends in a marker", "key: [REDACTED:private-key]", len(received), true},
+		{"marker, then part of what came after", "key: [REDACTED:private-key]\no", len(received) - 1, true},
+		{"marker, then more than received", "key: [REDACTED:private-key]\nok, and more", len(received), true},
+		// Text after the last marker that received does not hold could
+		// be text the tab had not got yet: only text between markers, or
+		// before the first, tells.
+		{"marker, then text not received yet", "key: [REDACTED:private-key]\nno", len(received), true},
+		{"other text between markers", "key: [REDACTED:private-key]zz[REDACTED:private-key]", 0, false},
+		{"other text before the marker", "kex: [REDACTED:private-key]", 0, false},
+		{"not a start", "BEGIN", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := coveredBy(received, tt.kept)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("coveredBy = %d, %v; want %d, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestCheckDots(t *testing.T) {
+	kill := time.Unix(100, 0)
+	file := filepath.Join(t.TempDir(), "dots-s1-h1")
+	var log strings.Builder
+	for i := 1; i <= 5; i++ { // rounds end at -2.5 s … -0.5 s
+		fmt.Fprintf(&log, "%d %d\n", i, kill.Add(time.Duration(i*500-3000)*time.Millisecond).UnixNano())
+	}
+	if err := os.WriteFile(file, []byte(log.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dots := func(n int) string { return strings.Repeat(".", n*dotsPerRound) }
+	tests := []struct {
+		name    string
+		kept    string
+		wantErr bool
+	}{
+		{"everything, with the notes", resumed + dots(5) + "\n[interrupted]", false},
+		{"what was due", dots(4), false}, // rounds 1 to 4 ended by -1 s
+		{"a round lost", dots(3), true},
+		{"nothing", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := checkDots(tt.kept, file, kill.Add(-lostWindow)); (err != nil) != tt.wantErr {
+				t.Errorf("error %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// resumed is how a resumed session's first command output starts.
+const resumed = "This session was resumed in a new myco process: … must be read again before you change them.\n\n"
