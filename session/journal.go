@@ -45,22 +45,32 @@ const (
 	// The tool_result in a later OpMessage ends it.
 	OpTool   = "tool"
 	OpOutput = "output"
+	// OpNote adds Note to the notes waiting for the next message; OpUnnote
+	// takes waiting note ID back (notes.go). A note costs one short record
+	// however many wait, and a person's message marks the ones it carries
+	// delivered through its OpMessage record's Delivered.
+	OpNote   = "note"
+	OpUnnote = "unnote"
 )
 
 // Record is one line of the journal.
 type Record struct {
-	Seq        int64          `json:"seq"`
-	Op         string         `json:"op"`
-	Thread     int            `json:"thread,omitzero"`
-	Message    *Message       `json:"message,omitzero"`
-	NewThread  *Thread        `json:"new_thread,omitzero"`
-	Header     *Header        `json:"header,omitzero"`
-	ID         string         `json:"id,omitempty"`
-	Text       string         `json:"text,omitempty"`
-	ReplacedBy string         `json:"replaced_by,omitempty"`
-	IDs        []string       `json:"ids,omitempty"`
-	Undone     bool           `json:"undone,omitzero"`
-	Unknown    jsontext.Value `json:",embed"`
+	Seq        int64    `json:"seq"`
+	Op         string   `json:"op"`
+	Thread     int      `json:"thread,omitzero"`
+	Message    *Message `json:"message,omitzero"`
+	NewThread  *Thread  `json:"new_thread,omitzero"`
+	Header     *Header  `json:"header,omitzero"`
+	ID         string   `json:"id,omitempty"`
+	Text       string   `json:"text,omitempty"`
+	ReplacedBy string   `json:"replaced_by,omitempty"`
+	IDs        []string `json:"ids,omitempty"`
+	Undone     bool     `json:"undone,omitzero"`
+	Note       *Note    `json:"note,omitzero"`
+	// Delivered, on a person's OpMessage, names the waiting notes it
+	// carries: they are marked delivered in it.
+	Delivered []string       `json:"delivered,omitempty"`
+	Unknown   jsontext.Value `json:",embed"`
 }
 
 // Header is a change of header fields: each field that is set replaces
@@ -184,6 +194,9 @@ func applyRecord(d *Document, r *Record) error {
 		}
 		t := &d.Threads[r.Thread]
 		t.Messages = append(t.Messages, *r.Message)
+		if len(r.Delivered) > 0 {
+			deliverNotes(d, r.Delivered, r.Message.ID)
+		}
 	case OpThread:
 		d.Threads = append(d.Threads, *r.NewThread)
 	case OpHeader:
@@ -195,6 +208,13 @@ func applyRecord(d *Document, r *Record) error {
 		t.Messages[i].ReplacedBy = r.ReplacedBy
 	case OpUndone:
 		applyUndone(d, r)
+	case OpNote:
+		// Appended in place: nothing else appends to d's notes, and a copy
+		// of d taken earlier (a fold) sees only its own length.
+		d.Notes = append(d.Notes, *r.Note)
+	case OpUnnote:
+		i := waitingNote(d, r.ID)
+		d.Notes = slices.Delete(slices.Clone(d.Notes), i, i+1)
 	case OpPartial, OpDelta, OpTool, OpOutput:
 		// Work in progress: only a replay after a crash keeps it (replay).
 	default:
@@ -233,6 +253,14 @@ func checkRecord(d *Document, r *Record) error {
 		}
 	case OpUndone:
 		return checkUndone(d, r)
+	case OpNote:
+		if r.Note == nil {
+			return errors.New("note record without a note")
+		}
+	case OpUnnote:
+		if waitingNote(d, r.ID) < 0 {
+			return fmt.Errorf("%w: %s", ErrNoNote, r.ID)
+		}
 	}
 	return nil
 }

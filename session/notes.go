@@ -75,17 +75,45 @@ func (d *Document) NotesIn(id string) []Note {
 	return out
 }
 
-// AddNote adds n to d's notes, its text cut to MaxNoteStored.
+// AddNote adds n to d's notes, its text cut to MaxNoteStored. It is for a
+// document being built; a session's writer adds a note with
+// Writer.AddNote, one journal record.
 func AddNote(d *Document, n Note) {
+	d.Notes = append(slices.Clip(d.Notes), storedNote(n))
+}
+
+// storedNote is n as it is kept: its text cut to MaxNoteStored.
+func storedNote(n Note) Note {
 	if len(n.Text) > MaxNoteStored {
 		n.Text = CutText(n.Text, MaxNoteStored)
 	}
-	d.Notes = append(slices.Clip(d.Notes), n)
+	return n
+}
+
+// waitingNote is the index of waiting note id in d's notes, -1 if none.
+func waitingNote(d *Document, id string) int {
+	return slices.IndexFunc(d.Notes, func(n Note) bool { return n.ID == id && n.DeliveredIn == "" })
+}
+
+// deliverNotes marks the waiting notes named in ids delivered in message
+// msg. The list is copied first: a fold may be encoding the old one.
+func deliverNotes(d *Document, ids []string, msg string) {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	notes := slices.Clone(d.Notes)
+	for i := range notes {
+		if notes[i].DeliveredIn == "" && want[notes[i].ID] {
+			notes[i].DeliveredIn = msg
+		}
+	}
+	d.Notes = notes
 }
 
 // RemoveNote takes a waiting note back (an attachment the person removed).
 func RemoveNote(d *Document, id string) error {
-	i := slices.IndexFunc(d.Notes, func(n Note) bool { return n.ID == id && n.DeliveredIn == "" })
+	i := waitingNote(d, id)
 	if i < 0 {
 		return fmt.Errorf("%w: %s", ErrNoNote, id)
 	}
@@ -106,22 +134,38 @@ func CutText(s string, n int) string {
 
 // AppendDelivering is Append for a person's message that carries the
 // waiting notes named in deliver: they are marked delivered in it in the
-// same journal record, so none is lost and none is sent twice.
+// same journal record (by ID, never the whole list), so none is lost and
+// none is sent twice.
 func (w *Writer) AppendDelivering(m Message, deliver []string, dequeue ...string) error {
 	return w.change(func() (*Record, error) {
-		h := appendHeader(m, w.doc.Queued, dequeue)
-		if len(deliver) > 0 {
-			if h == nil {
-				h = &Header{}
+		var delivered []string
+		for _, id := range deliver {
+			if waitingNote(w.doc, id) >= 0 {
+				delivered = append(delivered, id)
 			}
-			notes := slices.Clone(w.doc.Notes)
-			for i := range notes {
-				if notes[i].DeliveredIn == "" && slices.Contains(deliver, notes[i].ID) {
-					notes[i].DeliveredIn = m.ID
-				}
-			}
-			h.Notes = &notes
 		}
-		return &Record{Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m, Header: h}, nil
+		return &Record{
+			Op: OpMessage, Thread: max(len(w.doc.Threads)-1, 0), Message: &m,
+			Header: appendHeader(m, w.doc.Queued, dequeue), Delivered: delivered,
+		}, nil
+	}, true)
+}
+
+// AddNote adds n to the notes waiting for the next message, durably: one
+// journal record of the note alone, however many wait (issue 18: each note
+// rewrote the whole list, and 10,000 took ten minutes).
+func (w *Writer) AddNote(n Note) error {
+	n = storedNote(n)
+	return w.record(&Record{Op: OpNote, Note: &n}, true)
+}
+
+// RemoveNote takes waiting note id back, durably; ErrNoNote when it is not
+// waiting (gone, or delivered already).
+func (w *Writer) RemoveNote(id string) error {
+	return w.change(func() (*Record, error) {
+		if waitingNote(w.doc, id) < 0 {
+			return nil, fmt.Errorf("%w: %s", ErrNoNote, id)
+		}
+		return &Record{Op: OpUnnote, ID: id}, nil
 	}, true)
 }

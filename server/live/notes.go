@@ -90,10 +90,7 @@ func (s *Session) addNote(n session.Note) (session.Note, error) {
 	if closed {
 		return session.Note{}, ErrSessionClosed
 	}
-	if _, err := s.w.Update(func(d *session.Document) error {
-		session.AddNote(d, n)
-		return nil
-	}); err != nil {
+	if err := s.w.AddNote(n); err != nil {
 		if isClosed(err) {
 			err = ErrSessionClosed
 		}
@@ -106,7 +103,7 @@ func (s *Session) addNote(n session.Note) (session.Note, error) {
 // RemoveNote takes back a note still waiting (an attachment the person
 // removed from the composer).
 func (s *Session) RemoveNote(id string) error {
-	if _, err := s.w.Update(func(d *session.Document) error { return session.RemoveNote(d, id) }); err != nil {
+	if err := s.w.RemoveNote(id); err != nil {
 		if isClosed(err) {
 			err = ErrSessionClosed
 		}

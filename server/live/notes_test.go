@@ -229,3 +229,31 @@ func TestCommandOutputGoesWithTheNextMessage(t *testing.T) {
 		t.Fatalf("model sees %q", got)
 	}
 }
+
+// Leaving a note costs one short journal record however many wait, and so
+// does sending the message that carries them (issue 18: each note rewrote
+// the whole list; 10,000 took ten minutes).
+func TestNoteCostsOneShortRecord(t *testing.T) {
+	e := newFileEnv(t)
+	s := e.newSession(t)
+	journal := filepath.Join(s.w.Dir(), s.ID()+".journal")
+	size := func() int64 {
+		info, err := os.Stat(journal)
+		if err != nil {
+			return 0
+		}
+		return info.Size()
+	}
+	for i := range 300 {
+		if _, err := s.SendNote("nightly build", fmt.Sprintf("build %d failed in pkg/x", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := size()
+	if _, err := s.SendNote("nightly build", "one more"); err != nil {
+		t.Fatal(err)
+	}
+	if grew := size() - before; grew > 1024 {
+		t.Errorf("the 301st note wrote %d bytes to the journal, want one short record", grew)
+	}
+}
