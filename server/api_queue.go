@@ -28,27 +28,18 @@ func (s *Server) steerTurn(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	turn, steer, err := ls.Steer(req.Text)
+	// Steer says which it was: a steer may be taken in before this
+	// answer is written, so the queue cannot tell afterwards.
+	turn, steer, queued, err := ls.Steer(req.Text)
 	switch {
 	case err != nil:
 		return err
 	case turn != "":
 		return c.JSON(http.StatusAccepted, map[string]string{"turn": turn})
-	case steer != "" && isSteer(ls, steer):
+	case steer != "":
 		return c.JSON(http.StatusAccepted, map[string]string{"steer": steer})
 	}
-	return c.JSON(http.StatusAccepted, map[string]string{"queued": steer})
-}
-
-// isSteer reports whether id is a steer waiting for the running turn
-// (rather than a message queued for a turn of its own).
-func isSteer(ls *live.Session, id string) bool {
-	for _, q := range ls.Snapshot().Queued {
-		if q.ID == id {
-			return q.Steer
-		}
-	}
-	return false
+	return c.JSON(http.StatusAccepted, map[string]string{"queued": queued})
 }
 
 type btwRequest struct {

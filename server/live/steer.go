@@ -29,26 +29,28 @@ type steering struct {
 }
 
 // Steer gives the running turn guidance that goes in before its next model
-// call, after the tool round now running. With no turn running it is an
-// ordinary message (its turn is returned); during a compaction, or once
-// the turn has made its last call, it waits in the queue.
-func (s *Session) Steer(text string) (turn, steer string, err error) {
+// call, after the tool round now running (its ID is steer). With no turn
+// running it is an ordinary message (its turn is returned); during a
+// compaction, or once the turn has made its last call, it waits in the
+// queue (queued).
+func (s *Session) Steer(text string) (turn, steer, queued string, err error) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if strings.TrimSpace(text) == "" {
-		return "", "", ErrEmptyMessage
+		return "", "", "", ErrEmptyMessage
 	}
 	s.queueMu.Lock()
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
 		s.queueMu.Unlock()
-		return "", "", err
+		return "", "", "", err
 	}
 	open := s.slot != nil && s.steer.open == s.slot
 	s.mu.Unlock()
 	if !open {
 		s.queueMu.Unlock()
-		return s.Submit(text, nil, true)
+		turn, queued, err := s.Submit(text, nil, true)
+		return turn, "", queued, err
 	}
 	q := Queued{ID: uuid.NewString(), Text: text, At: s.m.opts.Now().UTC(), Steer: true}
 	_, err = s.w.Update(func(d *session.Document) error {
@@ -60,10 +62,10 @@ func (s *Session) Steer(text string) (turn, steer string, err error) {
 		err = ErrSessionClosed
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("steer: %w", err)
+		return "", "", "", fmt.Errorf("steer: %w", err)
 	}
 	s.publishQueue()
-	return "", q.ID, nil
+	return "", q.ID, "", nil
 }
 
 // withSteer is the queue with steer q after the steers already waiting,
