@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -179,10 +180,16 @@ func (h *harness) checkSecrets(k int, when string) {
 	}
 	var found []leak
 	err := filepath.WalkDir(h.cfg.Home, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // renamed or removed by the running server meanwhile
+		}
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // a temp file renamed into place meanwhile
+		}
 		if err != nil {
 			return err
 		}
