@@ -300,8 +300,14 @@ func (h *harness) summary() {
 	}
 	sort.Strings(rules)
 	st := summarize(h.losses)
-	line := fmt.Sprintf("crash: %d kills (seed %d), %d found an answer streaming, %d a tool running; text lost per streaming answer: %s; failed rules: %s",
-		h.kills, h.seed, h.streamed, h.toolRuns, st, orNone(strings.Join(rules, ", ")))
+	steers := 0
+	for _, s := range h.ss {
+		s.mu.Lock()
+		steers += s.steers
+		s.mu.Unlock()
+	}
+	line := fmt.Sprintf("crash: %d kills (seed %d), %d found an answer streaming, %d a tool running, %d steers taken by a running turn; text lost per streaming answer: %s; failed rules: %s",
+		h.kills, h.seed, h.streamed, h.toolRuns, steers, st, orNone(strings.Join(rules, ", ")))
 	h.t.Log(line)
 	fmt.Println(line)
 }

@@ -24,6 +24,8 @@ type sess struct {
 	acked []string // tags of the messages answered 202, all kills long
 	// secrets are the lines of the private keys sent: never on disk.
 	secrets []string
+	// steers counts the /steer answered {steer}: taken by a running turn.
+	steers int
 	// The scratchpad and the title: the last value a PATCH was answered
 	// 200 for, and the one sent without an answer yet (the kill cut it).
 	pad, padPending     string
@@ -151,7 +153,13 @@ func (w *worker) steer(ctx context.Context) (ownTurn bool, err error) {
 		return false, err
 	}
 	w.s.ack(tag)
-	return answer["steer"] == "", nil
+	if answer["steer"] == "" {
+		return true, nil
+	}
+	w.s.mu.Lock()
+	w.s.steers++
+	w.s.mu.Unlock()
+	return false, nil
 }
 
 // send posts a message; one refused because a turn still runs (a queued
