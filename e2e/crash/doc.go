@@ -1,8 +1,11 @@
 // Package crash holds the crash test of issue 9: a real myco under a
-// scripted load (answers streaming, tools running, queued messages, title
-// and scratchpad changes, archive and restore) is killed with SIGKILL at
-// random moments and restarted on the same home; after each restart every
-// rule of "a crash loses at most a second" is checked for every session.
+// scripted load (answers streaming, tools running, queued messages and
+// steers, title and scratchpad changes, archive and restore, and the hold
+// cases of issue 18: a certificate, a private key and pytest's dots
+// streaming) is killed with SIGKILL at random moments and restarted on the
+// same home; after each restart every rule of "a crash loses at most a
+// second" is checked for every session. TestSteerSurvivesKill kills myco
+// right after a steer's 202.
 //
 //	go test ./e2e/crash                                 # 20 kills
 //	MYCO_CRASH_KILLS=200 go test -v -timeout 30m ./e2e/crash
