@@ -39,9 +39,14 @@ type Writer struct {
 	dir     string
 	doc     *Document
 	journal *os.File
-	seq     int64  // the last record written
-	folded  int64  // the last record in the document on disk
-	dirty   bool   // records written since the last fsync
+	seq     int64 // the last record written
+	folded  int64 // the last record in the document on disk
+	dirty   bool  // records written since the last fsync began
+	// syncing: an fsync of the journal runs outside mu; a Sync that finds
+	// one running waits on synced for it before it decides whether its own
+	// records still need one (they may have been written after it began).
+	syncing bool
+	synced  *sync.Cond
 	pending []byte // buffered lines of work in progress (commitBuffered)
 	// runOp, runID and runText gather consecutive text of one answer or
 	// command (appendRun) into one record.
@@ -127,6 +132,7 @@ func (s *Store) openWriter(lock *Lock) (*Writer, error) {
 		store: s, lock: lock, id: id, log: s.log, dir: dir, doc: doc, docBytes: docBytes,
 		seq: seq, folded: doc.JournalSeq, stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	w.synced = sync.NewCond(&w.mu)
 	if changed || len(recs) > 0 {
 		w.replaced = true
 		if err := w.Fold(); err != nil {
@@ -280,22 +286,32 @@ func (w *Writer) change(build func() (*Record, error), durable bool) error {
 // a change waits for: concurrent changes go on while the disk works.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if !w.closed {
 		if err := w.flushLocked(); err != nil {
-			w.mu.Unlock()
 			return err
 		}
 	}
-	f, dirty := w.journal, w.dirty
-	w.dirty = false
-	w.mu.Unlock()
-	if !dirty || f == nil {
+	// An fsync already running may have begun before this caller's records
+	// were written: returning on its "not dirty" would acknowledge them
+	// before they are on disk. Wait for it; then the records are either in
+	// it (dirty is false) or still dirty, and one fsync here covers every
+	// caller that waited (a group commit).
+	for w.syncing {
+		w.synced.Wait()
+	}
+	f := w.journal
+	if !w.dirty || f == nil {
 		return nil
 	}
-	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
-		w.mu.Lock()
+	w.dirty, w.syncing = false, true
+	w.mu.Unlock()
+	err := f.Sync()
+	w.mu.Lock()
+	w.syncing = false
+	w.synced.Broadcast()
+	if err != nil && !errors.Is(err, os.ErrClosed) {
 		w.dirty = true
-		w.mu.Unlock()
 		return fmt.Errorf("sync journal of %s: %w", w.id, err)
 	}
 	return nil
