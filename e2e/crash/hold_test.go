@@ -31,8 +31,6 @@ const (
 // holdSession is the session whose worker starts each cycle with a hold case.
 const holdSession = 1
 
-var holdNames = [holdKinds]string{"certificate", "private key", "dots"}
-
 // pemLines is how long a streamed PEM block is: 100 lines of 64
 // characters, 6.5 KB, 40 ms a line (the certificate: 6,558
 // characters), four seconds.
