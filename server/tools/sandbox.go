@@ -135,6 +135,7 @@ func (sb *Sandbox) args(dir string, argv []string) []string {
 		}
 	}
 	a = append(a, sb.hideArgs(dir)...)
+	a = append(a, envFileArgs(dir)...)
 	// As root, --unshare-user maps uid 0 to itself: the kernel still sees
 	// the machine's root, owner of root's files, so --uid 65534 would
 	// change what id(1) prints and nothing else. What holds is no
@@ -163,6 +164,32 @@ func (sb *Sandbox) hideArgs(dir string) []string {
 		case info.IsDir():
 			a = append(a, "--tmpfs", p)
 		default:
+			a = append(a, "--ro-bind", "/dev/null", p)
+		}
+	}
+	return a
+}
+
+// envFileArgs empties the .env files at the top of the session's folder
+// (the denied-path rule's .env and .env.*), where a project keeps its
+// secrets and where a plan's `cat` or `grep -r` would send them to the
+// model. Only the top: a walk of the whole folder before every command
+// would cost what the folder costs, and bwrap can only hide a path it is
+// given. Deeper ones stay readable (README, Safety).
+func envFileArgs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var a []string
+	for _, e := range entries {
+		name := e.Name()
+		if name != ".env" && !strings.HasPrefix(name, ".env.") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		// A link is followed: bwrap mounts over where it leads.
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			a = append(a, "--ro-bind", "/dev/null", p)
 		}
 	}

@@ -81,6 +81,39 @@ func TestSandboxReadsButCannotWrite(t *testing.T) {
 
 // A command that outlives its timeout is killed with everything it
 // started, and says so as a Shell's does.
+// A .env file at the top of the folder reads as empty in the sandbox, as
+// the file tools refuse it; the folder's other files read as they are.
+func TestSandboxEmptiesTopLevelEnvFiles(t *testing.T) {
+	sb := sandbox(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		".env":       "API_KEY=top-secret-1\n",
+		".env.local": "API_KEY=top-secret-2\n",
+		"a.txt":      "plain\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".env", filepath.Join(dir, ".env.link")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sb.Run(context.Background(), dir, "cat .env .env.local .env.link a.txt; grep -r top-secret . ; echo end", os.Environ(), 30*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Output, "top-secret") {
+		t.Errorf("the sandbox showed a .env file's secret:\n%s", res.Output)
+	}
+	if !strings.Contains(res.Output, "plain") || !strings.Contains(res.Output, "end") {
+		t.Errorf("the folder's other files should read as they are:\n%s", res.Output)
+	}
+	// Outside the sandbox the files are unchanged.
+	if b, _ := os.ReadFile(filepath.Join(dir, ".env")); string(b) != "API_KEY=top-secret-1\n" {
+		t.Errorf(".env changed outside: %q", b)
+	}
+}
+
 func TestSandboxTimeout(t *testing.T) {
 	sb := sandbox(t)
 	res, err := sb.Run(context.Background(), t.TempDir(), "echo started; sleep 30 & sleep 30", nil, time.Second, nil)
