@@ -42,13 +42,18 @@ test('/goal runs two turns and shows done', async ({ page, myco, fake }) => {
 // Pause and Resume from the bar: paused, no more turns start; resumed, the
 // next one does.
 test('the goal bar pauses and resumes the goal', async ({ page, myco, fake }) => {
+  // Four slow turns: a bound that only turns a hang into a failure.
+  test.setTimeout(150_000);
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Goal pause' });
   await myco.start();
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   const input = page.getByTestId('composer-input');
-  await input.fill('/goal --turns 3 keep going [[goal: working]] [[delay:250ms]]');
+  // Turns long enough that the goal cannot run out before Pause is
+  // clicked: the bar is drawn again at each turn, and three turns of
+  // 250 ms once ended before the click landed, leaving no Pause to click.
+  await input.fill('/goal --turns 4 keep going [[goal: working]] [[delay:800ms]]');
   await input.press('Enter');
   const bar = page.getByTestId('goal-bar');
   await expect(bar.getByTestId('goal-state')).toHaveText('running');
@@ -57,6 +62,6 @@ test('the goal bar pauses and resumes the goal', async ({ page, myco, fake }) =>
   await expect(bar.getByTestId('goal-resume')).toBeVisible();
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
   await bar.getByTestId('goal-resume').click();
-  await expect(bar.getByTestId('goal-state')).toHaveText('off', { timeout: 30_000 });
-  await expect(bar.getByTestId('goal-turns')).toHaveText('turn 3 of 3');
+  await expect(bar.getByTestId('goal-state')).toHaveText('off', { timeout: 90_000 });
+  await expect(bar.getByTestId('goal-turns')).toHaveText('turn 4 of 4');
 });
