@@ -55,16 +55,7 @@ type harness struct {
 }
 
 func TestCrash(t *testing.T) {
-	h := newHarness(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := h.start(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv = srv
-	t.Cleanup(func() { h.srv.Kill() })
-	h.createSessions(ctx)
+	h, ctx := startHarness(t)
 	for k := 1; k <= h.kills; k++ {
 		h.cycle(ctx, k)
 		if t.Failed() && len(h.failed) == 0 {
@@ -76,6 +67,23 @@ func TestCrash(t *testing.T) {
 	}
 	h.waitOrphans()
 	h.summary()
+}
+
+// startHarness starts myco with the harness's sessions made; both end
+// with the test.
+func startHarness(t *testing.T) (*harness, context.Context) {
+	t.Helper()
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := h.start(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv = srv
+	t.Cleanup(func() { h.srv.Kill() })
+	h.createSessions(ctx)
+	return h, ctx
 }
 
 func newHarness(t *testing.T) *harness {

@@ -1,7 +1,6 @@
 package crash
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,16 +12,8 @@ import (
 // answer, and reaches the model once after the restart (issue 18: it was
 // held in memory, and 5 of 5 were lost).
 func TestSteerSurvivesKill(t *testing.T) {
-	h := newHarness(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := h.start(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv = srv
-	t.Cleanup(func() { h.srv.Kill() })
-	h.createSessions(ctx)
+	h, ctx := startHarness(t)
+	srv := h.srv
 	s := h.ss[0]
 	c := srv.Client()
 	st, _, err := c.OpenStream(ctx, s.id)
