@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -126,15 +127,30 @@ func findTwin(root string, info fs.FileInfo) (string, error) {
 // profile's snapshots/ and images/) are not walked: they are large, and
 // hold copies, never the only name of a secret.
 func (d *Denied) Twins() func(fs.FileInfo) bool {
-	ids := map[[2]uint64]bool{}
-	for _, r := range d.roots {
-		if !indexTwins(r.path, ids) {
-			return func(info fs.FileInfo) bool { return true }
-		}
-	}
+	// The index is built on the first file of several names the scan
+	// meets, not up front: a project seldom has one, and walking the
+	// denied folders (myco's data folder holds every session) twice a
+	// turn would be paid by every turn for nothing.
+	var (
+		once sync.Once
+		ids  map[[2]uint64]bool
+		all  bool // an index past the bound: every such file is denied
+	)
 	return func(info fs.FileInfo) bool {
 		id, ok := fileIdentity(info)
-		return ok && ids[id]
+		if !ok {
+			return false
+		}
+		once.Do(func() {
+			ids = map[[2]uint64]bool{}
+			for _, r := range d.roots {
+				if !indexTwins(r.path, ids) {
+					all = true
+					return
+				}
+			}
+		})
+		return all || ids[id]
 	}
 }
 
