@@ -105,7 +105,10 @@ test('a tab reloaded mid-answer shows the blocks rendered so far, then the rest 
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
 
-  await send(page, `[[say:${answer(150)}]] [[delay:40ms]]`);
+  // 400 words at 40 ms: the answer must still be streaming when the
+  // reloaded tab's checks run; with 150 it ended under load before them
+  // (twice on fresh clones), and the streaming message was gone.
+  await send(page, `[[say:${answer(400)}]] [[delay:40ms]]`);
   const streaming = page.locator('[data-testid="message"][data-streaming]');
   await expect(streaming.locator('.code-block')).toBeVisible();
   await page.reload();
@@ -118,7 +121,7 @@ test('a tab reloaded mid-answer shows the blocks rendered so far, then the rest 
   await expect(streaming).not.toContainText('# Streaming plan');
 
   const done = page.locator(`[data-testid="message"][data-role="assistant"]:not([data-streaming])`);
-  await expect(done).toContainText('END.');
+  await expect(done).toContainText('END.', { timeout: 30_000 });
   await expect(done.locator('h1')).toHaveCount(1);
   await expect(done.locator('table')).toHaveCount(1);
   const text = await done.innerText();
