@@ -5,26 +5,35 @@ import (
 	"fmt"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"myco/session"
 )
 
-// anthropicParams builds the Messages request. Caching: the top-level
-// cache_control marks the last block of the request, so each call reuses
-// the prefix the previous call of the thread wrote; a second breakpoint on
-// the system prompt keeps the tools and system prompt cached across
-// threads that share them.
+// anthropicParams builds the Messages request. Caching: tools and system
+// prompt come first in the cached prefix, so they are sent byte for byte
+// the same on every call (tool schemas with sorted keys), and breakpoints
+// mark three ends (the API allows four): the system prompt, which the
+// threads of a session share; the end of the previous call's messages,
+// where that call wrote its entry, so the lookup hits it exactly however
+// long the last tool round was; and the end of this call, which the next
+// one reads. Markers are not part of the cached bytes, so moving them
+// costs nothing.
 func anthropicParams(req Request, images *imageLoader) (anthropic.MessageNewParams, error) {
 	msgs, err := anthropicMessages(req.Messages, images)
 	if err != nil {
 		return anthropic.MessageNewParams{}, err
 	}
+	tools, err := anthropicTools(req.Tools)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
+	}
+	mark := cacheControl(req.CacheTTL)
 	p := anthropic.MessageNewParams{
-		Model:        anthropic.Model(req.Model),
-		MaxTokens:    int64(maxTokens(req)),
-		Messages:     msgs,
-		Tools:        anthropicTools(req.Tools),
-		CacheControl: anthropic.NewCacheControlEphemeralParam(),
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: int64(maxTokens(req)),
+		Messages:  msgs,
+		Tools:     tools,
 	}
 	if budget := thinkingBudget(req.Think); budget > 0 {
 		// The budget is part of max_tokens, which must exceed it: the
@@ -32,10 +41,50 @@ func anthropicParams(req Request, images *imageLoader) (anthropic.MessageNewPara
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
 		p.MaxTokens += budget
 	}
-	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
+	switch {
+	case req.System != "":
+		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: mark}}
+	case len(tools) > 0:
+		*tools[len(tools)-1].GetCacheControl() = mark
 	}
+	markEnds(msgs, mark)
 	return p, nil
+}
+
+// cacheControl is the breakpoint marker for ttl (CacheTTL1h, or "" for
+// the API's five minutes).
+func cacheControl(ttl string) anthropic.CacheControlEphemeralParam {
+	c := anthropic.NewCacheControlEphemeralParam()
+	if ttl == CacheTTL1h {
+		c.TTL = anthropic.CacheControlEphemeralTTLTTL1h
+	}
+	return c
+}
+
+// markEnds sets breakpoints on the last block of the last message and of
+// the user message before it (the previous call's end: a call always ends
+// with a user message).
+func markEnds(msgs []anthropic.MessageParam, mark anthropic.CacheControlEphemeralParam) {
+	marked := 0
+	for i := len(msgs) - 1; i >= 0 && marked < 2; i-- {
+		if msgs[i].OfUser == nil {
+			continue
+		}
+		if markLast(msgs[i].OfUser.Content, mark) {
+			marked++
+		}
+	}
+}
+
+// markLast sets the marker on the last block of content that takes one.
+func markLast(content []anthropic.ContentBlockParamUnion, mark anthropic.CacheControlEphemeralParam) bool {
+	for j := len(content) - 1; j >= 0; j-- {
+		if c := content[j].GetCacheControl(); c != nil {
+			*c = mark
+			return true
+		}
+	}
+	return false
 }
 
 func maxTokens(req Request) int {
@@ -141,31 +190,33 @@ func anthropicToolResult(b session.Block, images *imageLoader) (anthropic.Conten
 	return anthropic.ContentBlockParamUnion{OfToolResult: &tr}, nil
 }
 
-func anthropicTools(tools []Tool) []anthropic.ToolUnionParam {
+func anthropicTools(tools []Tool) ([]anthropic.ToolUnionParam, error) {
 	var out []anthropic.ToolUnionParam // nil, not [], when there are none
 	for _, t := range tools {
-		tp := anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(t.InputSchema)}
+		schema, err := schemaJSON(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		tp := anthropic.ToolParam{Name: t.Name, InputSchema: param.Override[anthropic.ToolInputSchemaParam](schema)}
 		if t.Description != "" {
 			tp.Description = anthropic.String(t.Description)
 		}
 		out = append(out, anthropic.ToolUnionParam{OfTool: &tp})
 	}
-	return out
+	return out, nil
 }
 
-// inputSchema passes a tool's JSON schema through: "properties" has a field
-// of its own, every other key but "type" (always "object") rides along as
-// an extra field.
-func inputSchema(schema map[string]any) anthropic.ToolInputSchemaParam {
-	p := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
-	for k, v := range schema {
-		switch k {
-		case "type":
-		case "properties":
-			p.Properties = v
-		default:
-			p.ExtraFields[k] = v
-		}
+// schemaJSON is a tool's JSON schema as the bytes sent, the same on every
+// call: encoding/json writes map keys sorted, where the SDK's extra fields
+// are a map written in Go's random order (which changed the tools block,
+// the head of the cached prefix, from call to call).
+func schemaJSON(schema map[string]any) (json.RawMessage, error) {
+	if schema == nil {
+		schema = map[string]any{"type": "object"}
 	}
-	return p
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return b, nil
 }

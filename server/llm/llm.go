@@ -35,7 +35,17 @@ type Request struct {
 	// OnThinking receives the model's reasoning as it streams, when the
 	// provider sends it; nil drops it (the Response keeps it anyway).
 	OnThinking func(delta string)
+	// CacheKey groups the calls that share a prefix (a session's ID), so
+	// an OpenAI-compatible server keeps them on one cache shard
+	// (prompt_cache_key); "" sends none.
+	CacheKey string
+	// CacheTTL is how long Anthropic keeps the prompt cache written by
+	// this call: CacheTTL1h, or "" for the provider's default (5 minutes).
+	CacheTTL string
 }
+
+// CacheTTL1h asks Anthropic to keep a prompt cache entry for an hour.
+const CacheTTL1h = "1h"
 
 // Response is a finished (or cut) model response as content blocks ready
 // to be stored, with the provider's stop reason and token usage.

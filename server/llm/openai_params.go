@@ -16,11 +16,20 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
+	tools, err := openaiTools(req.Tools)
+	if err != nil {
+		return openai.ChatCompletionNewParams{}, err
+	}
 	p := openai.ChatCompletionNewParams{
 		Model:         req.Model,
 		Messages:      msgs,
-		Tools:         openaiTools(req.Tools),
+		Tools:         tools,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if req.CacheKey != "" {
+		// One session's calls on one cache shard; servers that do not
+		// know the field ignore it.
+		p.PromptCacheKey = openai.String(req.CacheKey)
 	}
 	if effort := openaiEffort(req.Think); effort != "" {
 		p.ReasoningEffort = effort
@@ -178,14 +187,22 @@ func openaiToolResult(b session.Block, images *imageLoader) (openai.ChatCompleti
 	return openai.ToolMessage(text, b.ToolUseID), imgs, nil
 }
 
-func openaiTools(tools []Tool) []openai.ChatCompletionToolUnionParam {
+// openaiTools sends each schema as raw JSON with sorted keys (schemaJSON),
+// so the tools are the same bytes on every call and the cached prefix
+// holds.
+func openaiTools(tools []Tool) ([]openai.ChatCompletionToolUnionParam, error) {
 	var out []openai.ChatCompletionToolUnionParam
 	for _, t := range tools {
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(t.InputSchema)}
+		schema, err := schemaJSON(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		def := shared.FunctionDefinitionParam{Name: t.Name}
+		def.SetExtraFields(map[string]any{"parameters": schema})
 		if t.Description != "" {
 			def.Description = openai.String(t.Description)
 		}
 		out = append(out, openai.ChatCompletionFunctionTool(def))
 	}
-	return out
+	return out, nil
 }

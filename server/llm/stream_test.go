@@ -178,23 +178,6 @@ func TestToolResultWithImage(t *testing.T) {
 	}
 }
 
-func TestAnthropicPromptCaching(t *testing.T) {
-	srv := fakellm.Start(t)
-	mustStream(t, providers[0].client(srv, nil), request(human("hi")))
-	var body struct {
-		CacheControl struct{ Type string } `json:"cache_control"`
-		System       []struct {
-			Text         string
-			CacheControl struct{ Type string } `json:"cache_control"`
-		}
-		Stream bool
-	}
-	lastBody(t, srv, &body)
-	if body.CacheControl.Type != "ephemeral" || len(body.System) != 1 || body.System[0].CacheControl.Type != "ephemeral" || !body.Stream {
-		t.Errorf("body = %+v, want streaming with cache_control on the request and on the system prompt", body)
-	}
-}
-
 // Empty text blocks (a stopped reply) are refused by the API; the fake
 // refuses them too, so this passes only if the client leaves them out.
 func TestEmptyMessagesLeftOut(t *testing.T) {
