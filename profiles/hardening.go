@@ -38,3 +38,10 @@ func (s Settings) checkStreamIdle() error {
 	}
 	return nil
 }
+
+func (s Settings) checkCacheTTL() error {
+	if s.CacheTTL != CacheTTL5m && s.CacheTTL != CacheTTL1h {
+		return &fieldError{path: "cache_ttl", msg: fmt.Sprintf("must be %q or %q, not %q", CacheTTL5m, CacheTTL1h, s.CacheTTL)}
+	}
+	return nil
+}

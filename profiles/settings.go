@@ -60,7 +60,16 @@ type Settings struct {
 	// without a byte (headers included) before myco counts the stream
 	// as broken, retries it and then fails the turn.
 	StreamIdleTimeout int `json:"stream_idle_timeout"`
+	// CacheTTL is how long Anthropic keeps a session's prompt cache:
+	// CacheTTL1h or CacheTTL5m (see the README for when each pays).
+	CacheTTL string `json:"cache_ttl"`
 }
+
+// Prompt cache lifetimes for cache_ttl.
+const (
+	CacheTTL5m = "5m"
+	CacheTTL1h = "1h"
+)
 
 // ShellEnvSecrets, as an entry of shell_env_drop, stands for every variable
 // whose name looks secret (…_API_KEY, …_TOKEN, …_PASSWORD): see
@@ -123,6 +132,11 @@ func DefaultSettings() Settings {
 		ShellEnvKeep:  []string{},
 
 		StreamIdleTimeout: defaultStreamIdleSeconds,
+		// A person in a tab often reads, tries and thinks for more than
+		// five minutes between turns: an hour-long entry costs 2x the
+		// input price to write (5 minutes: 1.25x) and saves rewriting the
+		// whole context after each such pause (README: prompt cache).
+		CacheTTL: CacheTTL1h,
 	}
 }
 

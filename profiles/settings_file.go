@@ -18,7 +18,8 @@ type fileSettings struct {
 	ShellEnvDrop  *[]string               `json:"shell_env_drop"`
 	ShellEnvKeep  *[]string               `json:"shell_env_keep"`
 	// StreamIdleTimeout is seconds.
-	StreamIdleTimeout *int `json:"stream_idle_timeout"`
+	StreamIdleTimeout *int    `json:"stream_idle_timeout"`
+	CacheTTL          *string `json:"cache_ttl"`
 }
 
 type fileProvider struct {
@@ -73,6 +74,7 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.ShellEnvDrop, f.ShellEnvDrop)
 	set(&s.ShellEnvKeep, f.ShellEnvKeep)
 	set(&s.StreamIdleTimeout, f.StreamIdleTimeout)
+	set(&s.CacheTTL, f.CacheTTL)
 	return s
 }
 

@@ -37,6 +37,7 @@ func TestDefaultSettings(t *testing.T) {
 		ShellEnvKeep:  []string{},
 
 		StreamIdleTimeout: 120,
+		CacheTTL:          "1h",
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -125,6 +126,7 @@ var badSettings = []struct {
 	{"shell_env_keep_assignment.json", 3, 22, `shell_env_keep[0] must be a variable name or a pattern such as AWS_*, not "GITHUB_TOKEN=1"`},
 	{"shell_env_drop_bad_pattern.json", 2, 22, `shell_env_drop[0] is not a valid pattern: "[A-"`},
 	{"stream_idle_zero.json", 2, 26, "stream_idle_timeout must be a number of seconds, at least 1, not 0"},
+	{"cache_ttl_bad.json", 2, 16, `cache_ttl must be "5m" or "1h", not "2h"`},
 	// A key set twice in one object: the second one, named as the decoder
 	// matches it, at any depth.
 	{"duplicate_key.json", 4, 3, "default_model is set twice (first on line 2): keep one, since which one counts is unclear"},

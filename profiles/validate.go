@@ -41,6 +41,7 @@ func (s Settings) Validate() error {
 		s.checkSteering(),
 		s.checkShellEnv(),
 		s.checkStreamIdle(),
+		s.checkCacheTTL(),
 	}
 	for _, err := range errs {
 		if err != nil {

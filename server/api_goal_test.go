@@ -80,12 +80,17 @@ func TestGoalRunsToDone(t *testing.T) {
 			if !strings.Contains(string(tools), "goal_status") {
 				t.Error("goal_status is not offered while the goal runs")
 			}
-			// Done, the goal offers no tool and starts nothing more.
-			wantStatus(t, cs.send(s.ID, "[[say:after]]"), http.StatusAccepted)
+			// Done, the goal starts nothing more. goal_status stays in the
+			// tools (the set is fixed, so the cached prefix holds) and
+			// refuses, saying why.
+			wantStatus(t, cs.send(s.ID, `[[tool:goal_status {"status":"done"}]]`), http.StatusAccepted)
 			st.until("turn.end")
 			reqs = chatRequests(cs.fake)
-			if tools, _ := json.Marshal(reqs[len(reqs)-1].JSON["tools"]); strings.Contains(string(tools), "goal_status") {
-				t.Error("goal_status is offered after the goal is done")
+			if tools, _ := json.Marshal(reqs[len(reqs)-1].JSON["tools"]); !strings.Contains(string(tools), "goal_status") {
+				t.Error("goal_status left the tools when the goal was done")
+			}
+			if msgs := sentMessages(t, reqs[len(reqs)-1]); !strings.Contains(msgs, "No goal is running now") {
+				t.Errorf("goal_status after the goal was not refused: %s", msgs)
 			}
 			if got := goalTurns(t, cs.sessions, s.ID); len(got) != 2 {
 				t.Errorf("%d goal turns after it was done", len(got))

@@ -27,7 +27,13 @@ type chatServer struct {
 
 func newChatServer(t *testing.T, provider string, mutate ...func(*profiles.Settings)) *chatServer {
 	t.Helper()
-	fake := fakellm.Start(t)
+	return startChatServer(t, t.TempDir(), fakellm.Start(t), provider, mutate...)
+}
+
+// startChatServer starts a chat server over the stores in dir, whose model
+// is fake: a test restarts a server by starting another on the same dir.
+func startChatServer(t *testing.T, dir string, fake *fakellm.Server, provider string, mutate ...func(*profiles.Settings)) *chatServer {
+	t.Helper()
 	settings := profiles.DefaultSettings()
 	settings.DefaultModel = provider + "/fake-model"
 	settings.TitleModel = provider + "/fake-title"
@@ -45,7 +51,7 @@ func newChatServer(t *testing.T, provider string, mutate ...func(*profiles.Setti
 		}
 		return ""
 	}
-	ts := startServer(t, t.TempDir(), func(o *server.Options) {
+	ts := startServer(t, dir, func(o *server.Options) {
 		o.DefaultModel, o.Settings = settings.DefaultModel, settings
 		o.Models = llm.NewRegistry(settings, getenv, o.Images)
 		o.RetryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}

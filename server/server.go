@@ -115,7 +115,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		StreamRenderer: func() live.StreamRenderer { return web.NewStreamRenderer() },
 		RenderToolCall: web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
 		RenderGoal: web.GoalHTML, OwnerURL: s.URL(),
-		RenderPlanReady: web.PlanReadyHTML, Todo: opts.Settings.Todo,
+		RenderPlanReady: web.PlanReadyHTML, Todo: opts.Settings.Todo, CacheTTL: opts.Settings.CacheTTL,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
 		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
 		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +45,8 @@ type testServer struct {
 	dir      string
 	sessions *session.Store
 	images   *session.Images
+	// stop shuts the server down (also done when the test ends).
+	stop func()
 }
 
 func newTestServer(t *testing.T) *testServer {
@@ -89,13 +92,17 @@ func startServer(t testing.TB, dir string, configure func(*server.Options)) *tes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go srv.Serve(ctx, ln)
-	t.Cleanup(func() {
-		cancel()
-		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		defer c()
-		srv.Shutdown(sctx)
-	})
-	return &testServer{t: t, url: srv.URL(), host: strings.TrimPrefix(srv.URL(), "http://"), dir: dir, sessions: ss, images: im}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+			defer c()
+			srv.Shutdown(sctx)
+		})
+	}
+	t.Cleanup(stop)
+	return &testServer{t: t, url: srv.URL(), host: strings.TrimPrefix(srv.URL(), "http://"), dir: dir, sessions: ss, images: im, stop: stop}
 }
 
 // do sends an authenticated request from the server's own origin.

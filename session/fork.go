@@ -114,9 +114,14 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		Links:      slices.Clone(parent.Links),
 		Scratchpad: parent.Scratchpad,
 		// A fork continues the same way of working: the same reasoning
-		// effort and persona (notes are the parent's mail, not copied).
+		// effort, persona and plan or build mode (all in the system
+		// prompt, so its first request shares the parent's). Of the notes, those its kept messages
+		// carried, so they read to the model as in the parent's requests
+		// (the cached prefix holds); waiting ones are the parent's mail.
 		Think:       parent.Think,
 		Personality: parent.Personality,
+		Mode:        parent.Mode,
+		Notes:       deliveredIn(parent.Notes, kept),
 		Threads:     threads,
 	}
 	if len(kept) > 0 {
@@ -126,6 +131,21 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		return nil, err
 	}
 	return fork, nil
+}
+
+// deliveredIn are the notes of notes that one of msgs carried.
+func deliveredIn(notes []Note, msgs []Message) []Note {
+	ids := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		ids[m.ID] = true
+	}
+	var out []Note
+	for _, n := range notes {
+		if n.DeliveredIn != "" && ids[n.DeliveredIn] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // completeRounds drops an unfinished tool round from the end of msgs (a

@@ -39,6 +39,12 @@ const (
 	NoteText    = "note"
 	NoteCommand = "command"
 	NoteFile    = "file"
+	// NoteContext is myco's own word to the agent, delivered with a
+	// person's message: what changed outside the conversation (a new
+	// shell after a restart or a fork, the date, the shell's folder).
+	// Kept, like every delivered note, so every later request sends the
+	// message exactly as before; not shown on the page.
+	NoteContext = "context"
 )
 
 // MaxNoteStored bounds the text of a note as it is kept: what reaches the

@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -35,7 +36,13 @@ func (m message) human() bool {
 	return m.role == "user" && len(m.results) == 0 && (len(m.texts) > 0 || m.images > 0)
 }
 
-func (m message) text() string { return strings.Join(m.texts, "\n") }
+// text is what the person wrote: myco's own <system-reminder> notes to the
+// agent (a new shell, the date) are not theirs, so an echo leaves them out.
+func (m message) text() string {
+	return strings.TrimSpace(reminderPattern.ReplaceAllString(strings.Join(m.texts, "\n"), ""))
+}
+
+var reminderPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`)
 
 // lastHuman returns the index of the last human message, or -1.
 func (c *conversation) lastHuman() int {

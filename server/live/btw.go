@@ -40,9 +40,14 @@ func (s *Session) Btw(question string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	req.System += "\n\n" + btwNote
+	// The note rides with the question, not in the system prompt: the
+	// side call then shares the session's cached prefix (tools, system
+	// prompt, the thread so far) and pays for the question alone.
 	req.Messages = normalize(append(settled(req.Messages), session.Message{
-		Role: "user", Content: []session.Block{{Type: session.BlockText, Text: question}},
+		Role: "user", Content: []session.Block{
+			{Type: session.BlockText, Text: contextText(session.Note{Text: btwNote})},
+			{Type: session.BlockText, Text: question},
+		},
 	}))
 	id := uuid.NewString()
 	s.publish(event.BtwStart{ID: id, Question: question})

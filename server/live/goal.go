@@ -93,14 +93,6 @@ func goalRequest(msgs []session.Message) []session.Message {
 	return msgs
 }
 
-// withGoalTool adds goal_status to defs while a goal runs.
-func (s *Session) withGoalTool(defs []llm.Tool) []llm.Tool {
-	if s.goal().Running() {
-		return append(defs, goalToolDef)
-	}
-	return defs
-}
-
 // goal is the session's goal as it stands (nil: none). The document's
 // goal is never changed in place, so the pointer may be read freely.
 func (s *Session) goal() *session.Goal {
@@ -328,7 +320,7 @@ func (s *Session) runGoalStatus(use session.Block) toolOutcome {
 		}), nil
 	})
 	if errors.Is(err, ErrNoGoal) {
-		return toolOutcome{output: "No goal is running now: the person paused or stopped it.", isError: true}
+		return toolOutcome{output: "No goal is running now: the person has not set one, or paused or stopped it.", isError: true}
 	}
 	if err != nil {
 		return toolOutcome{output: "goal_status: " + err.Error(), isError: true}

@@ -80,6 +80,9 @@ type Options struct {
 	Snapshots *snapshot.Store
 	// Todo offers the agent todo_write (settings todo; todo.go).
 	Todo bool
+	// CacheTTL is the prompt cache lifetime asked of Anthropic
+	// (settings cache_ttl: llm.CacheTTL1h, or "" for five minutes).
+	CacheTTL string
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose

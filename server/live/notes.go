@@ -123,6 +123,9 @@ func (s *Session) PendingNotes() []session.Note {
 // appendHumanMessage saves a person's message with the notes waiting for
 // it, marked delivered in the same journal record.
 func (s *Session) appendHumanMessage(m session.Message, dequeue ...string) error {
+	if err := s.addContextNote(); err != nil {
+		return err
+	}
 	var deliver []string
 	s.w.View(func(d *session.Document) {
 		for _, n := range d.PendingNotes() {
@@ -172,14 +175,19 @@ func (s *Session) withNotes(msgs []session.Message) []session.Message {
 // attachments after them.
 func noteBlocks(notes []session.Note) []session.Block {
 	var from, own []session.Note
+	var texts []string
 	for _, n := range notes {
+		if n.Kind == session.NoteContext {
+			texts = append(texts, contextText(n))
+			continue
+		}
 		if n.Kind == session.NoteText || n.Kind == "" {
 			from = append(from, n)
 		} else {
 			own = append(own, n)
 		}
 	}
-	var texts []string
+	var fromTexts []string
 	total, kept := 0, len(from)
 	for i := len(from) - 1; i >= 0; i-- {
 		t := noteText(from[i])
@@ -187,14 +195,15 @@ func noteBlocks(notes []session.Note) []session.Block {
 			break
 		}
 		total += utf8.RuneCountInString(t)
-		texts = append(texts, t)
+		fromTexts = append(fromTexts, t)
 		kept = i
 	}
-	slices.Reverse(texts)
+	slices.Reverse(fromTexts)
 	if kept > 0 {
-		texts = append([]string{fmt.Sprintf("[%s left out: notes are limited to %d characters per message.]",
-			plural(kept, "older note"), maxNotesChars)}, texts...)
+		texts = append(texts, fmt.Sprintf("[%s left out: notes are limited to %d characters per message.]",
+			plural(kept, "older note"), maxNotesChars))
 	}
+	texts = append(texts, fromTexts...)
 	for _, n := range own {
 		texts = append(texts, ownText(n))
 	}
@@ -210,6 +219,12 @@ func plural(n int, what string) string {
 		return "1 " + what + " was"
 	}
 	return fmt.Sprintf("%d %ss were", n, what)
+}
+
+// contextText is how myco's own note reads to the agent: the tag agents
+// are trained to read as the harness speaking, not the person.
+func contextText(n session.Note) string {
+	return "<system-reminder>\n" + n.Text + "\n</system-reminder>"
 }
 
 // clock is a note's time as the person reads it.

@@ -20,7 +20,8 @@ func modelTexts(s *Session) []string {
 	var out []string
 	for _, m := range normalize(s.withNotes(seen(thread.Messages))) {
 		for _, b := range m.Content {
-			if b.Type == session.BlockText {
+			// myco's own context note has a test of its own.
+			if b.Type == session.BlockText && !strings.HasPrefix(b.Text, "<system-reminder>") {
 				out = append(out, m.Role+": "+b.Text)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"myco/server/llm"
 	"myco/session"
 )
@@ -29,19 +31,19 @@ const resumedNote = `This session was resumed in a new myco process: your shell 
 // parent's, the shell and the reads are not.
 const forkedNote = `This session is a fork: the conversation above was copied from another session, which may go on separately. Your shell is new (earlier cd, export and background jobs are gone), and files you read before must be read again before you change them; the files may have changed since.`
 
-// buildRequest assembles the model call for the latest thread.
+// buildRequest assembles the model call for the latest thread. What it
+// sends is byte-stable within a session, so the providers' prompt cache
+// holds: the system prompt and the tools change only when the person
+// changes the model, plan mode, persona or thinking (docs/API.md lists
+// them), and what changes on its own (a new shell, the date, the shell's
+// folder) rides in a context note delivered with the person's next
+// message and kept, so later requests repeat it as it was sent.
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
 	var thread session.Thread
 	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
 	msgs := goalRequest(s.withNotes(seen(thread.Messages)))
-	plan := s.planSystem() // plan mode's rules (plan.go), found before mu
-	s.mu.Lock()
-	system := fmt.Sprintf(systemPrompt, s.cwd()) + plan
-	if s.shellNote != "" && !s.toldShell {
-		system += "\n\n" + s.shellNote
-	}
-	s.mu.Unlock()
+	system := fmt.Sprintf(systemPrompt, s.folder()) + s.planSystem()
 	if model == "" {
 		return llm.Request{}, nil, fmt.Errorf("%w: this session names no model and settings have no default_model", llm.ErrNoProvider)
 	}
@@ -53,8 +55,20 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 		msgs = append([]session.Message{summaryMessage(thread.Summary)}, msgs...)
 	}
 	return llm.Request{
-		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.withTodoTool(s.withGoalTool(toolDefs())), MaxTokens: maxOutputTokens,
+		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.toolDefs(), MaxTokens: maxOutputTokens,
+		CacheKey: s.id, CacheTTL: s.m.opts.CacheTTL,
 	}, client, nil
+}
+
+// folder is the session's own folder, where its shell starts: fixed for
+// the session, unlike the shell's current folder.
+func (s *Session) folder() string {
+	var cwd string
+	s.w.View(func(d *session.Document) { cwd = d.Cwd })
+	if cwd != "" {
+		return cwd
+	}
+	return s.m.opts.DefaultCwd
 }
 
 // cwd is where the session's commands run; s.mu is held.
@@ -64,12 +78,44 @@ func (s *Session) cwd() string {
 			return d
 		}
 	}
-	var cwd string
-	s.w.View(func(d *session.Document) { cwd = d.Cwd })
-	if cwd != "" {
-		return cwd
+	return s.folder()
+}
+
+// addContextNote saves, as a note for the person's next message, what the
+// agent has not been told yet: that its shell is new (a resumed session,
+// a fork), the date when it changed, and the shell's folder when it moved
+// without the agent (a person's !cd). The note is delivered with that
+// message and kept, so the message reads the same in every later request.
+func (s *Session) addContextNote() error {
+	now := s.m.opts.Now()
+	s.mu.Lock()
+	var lines []string
+	if s.shellNote != "" && !s.toldShell {
+		lines = append(lines, s.shellNote)
+		s.toldShell = true
 	}
-	return s.m.opts.DefaultCwd
+	if day := now.Format("Monday, 2006-01-02"); day != s.toldDay {
+		lines = append(lines, "Today is "+day+".")
+		s.toldDay = day
+	}
+	if s.shell != nil {
+		if cwd := s.shell.Cwd(); cwd != "" && cwd != s.toldCwd && (s.toldCwd != "" || cwd != s.folder()) {
+			lines = append(lines, "Your shell's current folder is "+cwd+".")
+			s.toldCwd = cwd
+		}
+	}
+	s.mu.Unlock()
+	if len(lines) == 0 {
+		return nil
+	}
+	n := session.Note{ID: uuid.NewString(), Kind: session.NoteContext, At: now.UTC(), Text: strings.Join(lines, "\n")}
+	if err := s.w.AddNote(n); err != nil {
+		if isClosed(err) {
+			err = ErrSessionClosed
+		}
+		return fmt.Errorf("save context note: %w", err)
+	}
+	return nil
 }
 
 // seen is what the model sees of a thread's messages: all but the turns

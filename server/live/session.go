@@ -58,6 +58,9 @@ type Session struct {
 	// its history ran in: a session resumed in a new process, or a fork.
 	shellNote string
 	toldShell bool
+	// toldDay and toldCwd are the date and the shell's folder the agent
+	// was last told of in a context note (request.go).
+	toldDay, toldCwd string
 	// commands are the person's running !commands (shellcmd.go).
 	commands runningCommands
 	touched  time.Time

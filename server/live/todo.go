@@ -50,14 +50,6 @@ var todoToolDef = llm.Tool{
 	},
 }
 
-// withTodoTool adds todo_write to defs when the settings turn it on.
-func (s *Session) withTodoTool(defs []llm.Tool) []llm.Tool {
-	if s.m.opts.Todo {
-		return append(defs, todoToolDef)
-	}
-	return defs
-}
-
 type todoInput struct {
 	Items []session.TodoItem `json:"items"`
 }

@@ -24,7 +24,7 @@ func TestTodoWriteStoresAndRendersTheList(t *testing.T) {
 		}
 	})
 	s := e.newSession(t)
-	if !hasTool(s.withTodoTool(toolDefs()), todoTool) {
+	if !hasTool(s.toolDefs(), todoTool) {
 		t.Fatal("todo_write is not offered with settings todo")
 	}
 	items := []map[string]string{
@@ -73,7 +73,7 @@ func TestTodoWriteStoresAndRendersTheList(t *testing.T) {
 func TestTodoWriteOffByDefault(t *testing.T) {
 	e := newFileEnv(t)
 	s := e.newSession(t)
-	if hasTool(s.withTodoTool(toolDefs()), todoTool) {
+	if hasTool(s.toolDefs(), todoTool) {
 		t.Error("todo_write offered without settings todo")
 	}
 	wantOutcome(t, run(t, s, todoTool, map[string]any{"items": []any{}}), true, "off")

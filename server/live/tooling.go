@@ -22,15 +22,24 @@ const maxJournaledOutput = 64 << 10
 // stored result has the tool's own cap.
 const maxEventOutput = 8 << 10
 
-func toolDefs() []llm.Tool {
-	return []llm.Tool{
+// toolDefs are the tools the model is offered, in one fixed order. The set
+// is the same for the whole session (goal_status too, which refuses when
+// no goal runs), so the tools block at the head of the cached prefix never
+// changes; only the todo setting adds todo_write, a change the person makes.
+func (s *Session) toolDefs() []llm.Tool {
+	defs := []llm.Tool{
 		{Name: "bash", Description: tools.BashDescription, InputSchema: tools.BashSchema},
 		{Name: "session_meta", Description: tools.MetaDescription, InputSchema: tools.MetaSchema},
 		{Name: "session_history", Description: tools.HistoryDescription, InputSchema: tools.HistorySchema},
 		{Name: "read_file", Description: tools.ReadFileDescription, InputSchema: tools.ReadFileSchema},
 		{Name: "write_file", Description: tools.WriteFileDescription, InputSchema: tools.WriteFileSchema},
 		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},
+		goalToolDef,
 	}
+	if s.m.opts.Todo {
+		defs = append(defs, todoToolDef)
+	}
+	return defs
 }
 
 // toolOutcome is the recorded result of one tool call.

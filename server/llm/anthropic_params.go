@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -154,13 +155,19 @@ func anthropicBlocks(content []session.Block, images *imageLoader) ([]anthropic.
 	return out, nil
 }
 
-// toolInput is the stored input as it was received; the API requires an
-// object, and a call without arguments is {}.
+// toolInput is the stored input, compacted: the API requires an object
+// (a call without arguments is {}), and a document written to disk and
+// read back holds it indented, which would change the bytes of every
+// later request after a restart (OpenAI's arguments are a string).
 func toolInput(input []byte) json.RawMessage {
 	if len(input) == 0 {
 		return json.RawMessage("{}")
 	}
-	return json.RawMessage(input)
+	var b bytes.Buffer
+	if err := json.Compact(&b, input); err != nil {
+		return json.RawMessage(input) // not JSON: the API says so
+	}
+	return b.Bytes()
 }
 
 func anthropicToolResult(b session.Block, images *imageLoader) (anthropic.ContentBlockParamUnion, error) {
