@@ -98,6 +98,9 @@ type Model struct {
 	// thinking, reasoning_effort); nil guesses from the provider and the
 	// model's family (see ModelThinks).
 	Thinking *bool `json:"thinking,omitempty"`
+	// Price overrides the catalogue's price of the model (see
+	// Settings.Price), or gives one it lacks.
+	Price *Price `json:"price,omitempty"`
 }
 
 // Approvals says, per kind of tool, whether the agent asks first ("ask") or

@@ -28,9 +28,20 @@ type fileProvider struct {
 }
 
 type fileModel struct {
-	ContextWindow *int  `json:"context_window"`
-	AutoCompactAt *int  `json:"auto_compact_at"`
-	Thinking      *bool `json:"thinking"`
+	ContextWindow *int       `json:"context_window"`
+	AutoCompactAt *int       `json:"auto_compact_at"`
+	Thinking      *bool      `json:"thinking"`
+	Price         *filePrice `json:"price"`
+}
+
+// filePrice is a model's price as written; a field left out is taken
+// from the catalogue's price of the model (see over).
+type filePrice struct {
+	Input        *float64 `json:"input"`
+	Output       *float64 `json:"output"`
+	CacheRead    *float64 `json:"cache_read"`
+	CacheWrite   *float64 `json:"cache_write"`
+	CacheWrite1h *float64 `json:"cache_write_1h"`
 }
 
 type fileApprovals struct {
@@ -49,7 +60,7 @@ func (f fileSettings) over(s Settings) Settings {
 		s.Providers[name] = fp.over(s.Providers[name])
 	}
 	for name, fm := range f.Models {
-		s.Models[name] = fm.over(s.Models[name])
+		s.Models[name] = fm.over(name, s.Models[name])
 	}
 	set(&s.Approvals.Bash, f.Approvals.Bash)
 	set(&s.Approvals.Edit, f.Approvals.Edit)
@@ -84,8 +95,12 @@ func (f fileProvider) over(p Provider) Provider {
 	return p
 }
 
-func (f fileModel) over(m Model) Model {
+func (f fileModel) over(name string, m Model) Model {
 	set(&m.ContextWindow, f.ContextWindow)
+	if f.Price != nil {
+		p := f.Price.over(name, m.Price)
+		m.Price = &p
+	}
 	if f.AutoCompactAt != nil {
 		m.AutoCompactAt = f.AutoCompactAt
 	}
@@ -93,6 +108,29 @@ func (f fileModel) over(m Model) Model {
 		m.Thinking = f.Thinking
 	}
 	return m
+}
+
+// over returns the price the file gives model name. A field it leaves out
+// comes from the price already set, else the catalogue's, else (a model
+// the catalogue lacks) from the input price: no cache discount is
+// assumed that nobody stated.
+func (f filePrice) over(name string, base *Price) Price {
+	var p Price
+	known := base != nil
+	if known {
+		p = *base
+	} else if c, ok := LookupCatalog(modelID(name)); ok {
+		p, known = c.Price, true
+	}
+	set(&p.Input, f.Input)
+	set(&p.Output, f.Output)
+	if !known {
+		p.CacheRead, p.CacheWrite, p.CacheWrite1h = p.Input, p.Input, p.Input
+	}
+	set(&p.CacheRead, f.CacheRead)
+	set(&p.CacheWrite, f.CacheWrite)
+	set(&p.CacheWrite1h, f.CacheWrite1h)
+	return p
 }
 
 func set[T any](dst, src *T) {

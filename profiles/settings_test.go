@@ -125,6 +125,7 @@ var badSettings = []struct {
 	},
 	{"shell_env_keep_assignment.json", 3, 22, `shell_env_keep[0] must be a variable name or a pattern such as AWS_*, not "GITHUB_TOKEN=1"`},
 	{"shell_env_drop_bad_pattern.json", 2, 22, `shell_env_drop[0] is not a valid pattern: "[A-"`},
+	{"price_negative.json", 3, 43, `models["openai/gpt-4.1"].price.input must be a price in US dollars per million tokens, 0 or more`},
 	{"stream_idle_zero.json", 2, 26, "stream_idle_timeout must be a number of seconds, at least 1, not 0"},
 	{"cache_ttl_bad.json", 2, 16, `cache_ttl must be "5m" or "1h", not "2h"`},
 	// A key set twice in one object: the second one, named as the decoder
@@ -451,6 +452,7 @@ func TestLoadSettingsWarnings(t *testing.T) {
 			"11:3: unknown key plugins is ignored",
 		}},
 		{"merge.json", []string{"15:3: unknown key a_key_from_a_newer_myco is ignored"}},
+		{"price_typo.json", []string{`3:46: unknown key models["openai/gpt-4.1"].price.cache_raed is ignored (did you mean models["openai/gpt-4.1"].price.cache_read?)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -3,6 +3,7 @@ package profiles
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -114,6 +115,9 @@ func (s Settings) checkModels() error {
 }
 
 func checkLimits(path string, m Model) error {
+	if err := checkPrice(keyPath(path, "price"), m.Price); err != nil {
+		return err
+	}
 	if m.ContextWindow < 0 {
 		return &fieldError{path: keyPath(path, "context_window"), msg: "must not be negative"}
 	}
@@ -127,6 +131,25 @@ func checkLimits(path string, m Model) error {
 	if m.ContextWindow > 0 && *at > m.ContextWindow {
 		msg := fmt.Sprintf("must not be larger than context_window (%d): it would never start", m.ContextWindow)
 		return &fieldError{path: keyPath(path, "auto_compact_at"), msg: msg}
+	}
+	return nil
+}
+
+func checkPrice(path string, p *Price) error {
+	if p == nil {
+		return nil
+	}
+	fields := []struct {
+		key string
+		v   float64
+	}{
+		{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead},
+		{"cache_write", p.CacheWrite}, {"cache_write_1h", p.CacheWrite1h},
+	}
+	for _, f := range fields {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return &fieldError{path: keyPath(path, f.key), msg: "must be a price in US dollars per million tokens, 0 or more"}
+		}
 	}
 	return nil
 }
