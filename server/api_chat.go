@@ -114,12 +114,13 @@ func (s *Server) approve(c echo.Context) error {
 }
 
 func (s *Server) listModels(c echo.Context) error {
-	models := make([]string, 0, len(s.opts.Settings.Models))
-	for name := range s.opts.Settings.Models {
+	st := s.settings()
+	models := make([]string, 0, len(st.Models))
+	for name := range st.Models {
 		models = append(models, name)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"configured": s.opts.Models.Configured(), "default": s.opts.DefaultModel,
+		"configured": s.opts.Models.Configured(), "default": s.defaultModel(),
 		"models": models, "help": s.opts.Models.Help(),
 	})
 }

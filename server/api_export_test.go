@@ -123,7 +123,7 @@ func TestExportLiveSessionRedacted(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.Sessions = ss
-		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.DefaultModel, o.Settings = settings.DefaultModel, profiles.NewLiveSettings(settings)
 		o.Models = llm.NewRegistry(settings, getenv, o.Images)
 		o.RetryDelays = []time.Duration{10 * time.Millisecond}
 	})

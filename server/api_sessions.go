@@ -67,7 +67,7 @@ func (s *Server) createSession(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	n := session.NewSession{Model: s.opts.DefaultModel, Cwd: s.opts.Cwd}
+	n := session.NewSession{Model: s.defaultModel(), Cwd: s.opts.Cwd}
 	if req.Title != nil {
 		n.Title = session.CleanTitle(*req.Title) // may be empty: a new session can wait for its title
 	}
@@ -102,7 +102,7 @@ func (s *Server) checkCwd(typed string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: folder %w", errBadInput, err)
 	}
-	_, err = tools.NewDenied(s.opts.Settings.DeniedPaths, home, s.opts.ProfileDir).Resolve(p)
+	_, err = tools.NewDenied(s.settings().DeniedPaths, home, s.opts.ProfileDir).Resolve(p)
 	if de := (*tools.DeniedError)(nil); errors.As(err, &de) {
 		via := ""
 		if de.Real != "" && de.Real != de.Path {

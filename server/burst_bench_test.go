@@ -34,7 +34,7 @@ func BenchmarkBurstTailEndToEnd(b *testing.B) {
 		return ""
 	}
 	ts := startServer(b, b.TempDir(), func(o *server.Options) {
-		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.DefaultModel, o.Settings = settings.DefaultModel, profiles.NewLiveSettings(settings)
 		o.Models = llm.NewRegistry(settings, getenv, o.Images)
 	})
 	s := ts.create("burst")

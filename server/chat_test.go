@@ -52,7 +52,7 @@ func startChatServer(t *testing.T, dir string, fake *fakellm.Server, provider st
 		return ""
 	}
 	ts := startServer(t, dir, func(o *server.Options) {
-		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.DefaultModel, o.Settings = settings.DefaultModel, profiles.NewLiveSettings(settings)
 		o.Models = llm.NewRegistry(settings, getenv, o.Images)
 		o.RetryDelays = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
 	})

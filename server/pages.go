@@ -148,9 +148,10 @@ func (s *Server) sessionPage(c echo.Context) error {
 		return err
 	}
 	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
-	limits := s.opts.Settings.ModelLimits(doc.ModelOr(s.opts.DefaultModel))
+	st := s.settings()
+	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
-	opts.NotificationsOff = !s.opts.Settings.Notifies()
+	opts.NotificationsOff = !st.Notifies()
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err
 	}

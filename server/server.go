@@ -34,11 +34,14 @@ type Options struct {
 	Token string
 	// Cwd is recorded in new sessions: the agent's shell starts there.
 	Cwd string
-	// DefaultModel is recorded in new sessions that name none.
+	// DefaultModel, when set, replaces the settings' default_model: the
+	// model recorded in new sessions that name none.
 	DefaultModel string
-	// Models gives model clients; Settings the profile's settings.
+	// Models gives model clients. Settings are the profile's settings,
+	// read when a value is needed, so an edit reaches the next request and
+	// the next turn; nil: the zero Settings.
 	Models   live.Models
-	Settings profiles.Settings
+	Settings *profiles.LiveSettings
 	// ProfileDir is the profile's folder, which the agent's file tools
 	// never read or change.
 	ProfileDir string
@@ -87,6 +90,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Settings == nil {
+		opts.Settings = profiles.NewLiveSettings(profiles.Settings{})
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
@@ -115,16 +121,11 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		StreamRenderer: func() live.StreamRenderer { return web.NewStreamRenderer() },
 		RenderToolCall: web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
 		RenderGoal: web.GoalHTML, OwnerURL: s.URL(),
-		RenderPlanReady: web.PlanReadyHTML, Todo: opts.Settings.Todo, CacheTTL: opts.Settings.CacheTTL,
-		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel,
-		AllowBash:   opts.Settings.Approvals.Bash == profiles.ApprovalAllow,
-		AllowEdit:   opts.Settings.Approvals.Edit == profiles.ApprovalAllow,
-		DeniedPaths: opts.Settings.DeniedPaths, ProfileDir: opts.ProfileDir,
-		ShellEnv:   tools.EnvFilter{Drop: opts.Settings.ShellEnvDropped(), Keep: opts.Settings.ShellEnvKeep},
-		TitleModel: opts.Settings.TitleModel, Logger: opts.Logger, Now: opts.Now,
-		RetryDelays: opts.RetryDelays, Steering: steeringOf(opts.Settings),
+		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings,
+		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
+		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {
-			m := opts.Settings.ModelLimits(model)
+			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
 		Snapshots: s.snaps,
@@ -137,6 +138,14 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil
+}
+
+// settings are the profile's settings now (Options.Settings).
+func (s *Server) settings() profiles.Settings { return s.opts.Settings.Current() }
+
+// defaultModel is the model of a session that names none.
+func (s *Server) defaultModel() string {
+	return cmp.Or(s.opts.DefaultModel, s.settings().DefaultModel)
 }
 
 // URL is the address a browser opens, without the token.
@@ -171,14 +180,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // snapshotStore is the profile's snapshot store for /undo, /redo and
-// /diff; nil when settings say undo: false (or there is no profile).
+// /diff; nil when settings say undo: false (or there is no profile). Read
+// once: undo and the denied paths it keeps out take effect at a restart.
 func snapshotStore(opts Options) *snapshot.Store {
-	if !opts.Settings.Undoes() || opts.ProfileDir == "" {
+	st := opts.Settings.Current()
+	if !st.Undoes() || opts.ProfileDir == "" {
 		return nil
 	}
 	// The file tools' denied-path rule: no secret and none of myco's data
 	// (every profile, this one's snapshots among them) is ever copied into
 	// the store, shown by /diff or restored by /undo.
-	deny := tools.DeniedRule(opts.Settings.DeniedPaths, opts.ProfileDir)
+	deny := tools.DeniedRule(st.DeniedPaths, opts.ProfileDir)
 	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), deny)
 }

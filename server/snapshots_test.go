@@ -61,7 +61,7 @@ func TestUndoRoutesRefuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := startServer(t, dir, func(o *server.Options) {
-		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.DefaultModel, o.Settings = settings.DefaultModel, profiles.NewLiveSettings(settings)
 		o.Models = llm.NewRegistry(settings, func(string) string { return "sk-test" }, o.Images)
 		o.RetryDelays = []time.Duration{10 * time.Millisecond}
 		o.ProfileDir = filepath.Join(dir, "profiles", "default")

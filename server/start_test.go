@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"myco/profiles"
 	"myco/server"
 	"myco/session"
 )
@@ -41,7 +42,7 @@ func TestCreateSessionCwd(t *testing.T) {
 	ts := startServer(t, dir, func(o *server.Options) {
 		o.Cwd = started
 		o.ProfileDir = profile
-		o.Settings.DeniedPaths = []string{"~/secrets"}
+		o.Settings = profiles.NewLiveSettings(profiles.Settings{DeniedPaths: []string{"~/secrets"}})
 	})
 
 	tests := []struct {

@@ -183,7 +183,7 @@ func newEngine(t *testing.T, retry time.Duration, mutate ...func(*profiles.Setti
 	}
 	opts := server.Options{
 		Profile: "test", Sessions: ss, Images: im, Token: testToken, Cwd: dir,
-		DefaultModel: settings.DefaultModel, Settings: settings,
+		DefaultModel: settings.DefaultModel, Settings: profiles.NewLiveSettings(settings),
 		Models:        llm.NewRegistry(settings, getenv, im),
 		WatchInterval: 50 * time.Millisecond, Heartbeat: 100 * time.Millisecond,
 		RetryDelays: []time.Duration{retry, retry},

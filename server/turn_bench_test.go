@@ -218,7 +218,7 @@ func startTurnServer(b *testing.B, dir, fakeURL string) *testServer {
 		return ""
 	}
 	return startServer(b, dir, func(o *server.Options) {
-		o.DefaultModel, o.Settings = settings.DefaultModel, settings
+		o.DefaultModel, o.Settings = settings.DefaultModel, profiles.NewLiveSettings(settings)
 		o.Models = llm.NewRegistry(settings, getenv, o.Images)
 	})
 }

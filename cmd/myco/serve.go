@@ -164,7 +164,7 @@ func runServer(ctx context.Context, e env, st *stores, settings profiles.Setting
 	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
-		Cwd: cwd, DefaultModel: settings.DefaultModel, Settings: settings, ProfileDir: st.profile.Dir,
+		Cwd: cwd, Settings: profiles.NewLiveSettings(settings), ProfileDir: st.profile.Dir,
 		Models: llm.NewRegistry(settings, e.getenv, st.images).WithSettingsPath(st.profile.SettingsPath()),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}, ln)

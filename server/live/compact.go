@@ -188,7 +188,7 @@ func (s *Session) summarize(ctx context.Context, model string, t session.Thread)
 // fallback of every model call.
 func (s *Session) model() string {
 	var model string
-	s.w.View(func(d *session.Document) { model = d.ModelOr(s.m.opts.DefaultModel) })
+	s.w.View(func(d *session.Document) { model = d.ModelOr(s.m.defaultModel()) })
 	return model
 }
 

@@ -10,6 +10,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"myco/profiles"
 	"myco/server/tools"
 	"myco/session"
 )
@@ -159,7 +160,7 @@ func (s *Session) applyChange(ctx context.Context, use session.Block, ch *tools.
 // accepted are the hunks the person kept (nil: all of them).
 func (s *Session) approveChange(ctx context.Context, use session.Block, ch *tools.Change) (accepted []int, ok bool, out toolOutcome) {
 	s.mu.Lock()
-	allowed := s.m.opts.AllowEdit
+	allowed := s.m.settings().Approvals.Edit == profiles.ApprovalAllow
 	for _, name := range fileTools {
 		allowed = allowed || s.allowed[name]
 	}
@@ -235,5 +236,5 @@ func fileFailed(tool string, err error) toolOutcome {
 // denied is the denied-path rule (tools.Denied) every path a session
 // reads, shows or restores is held to.
 func (m *Manager) denied() *tools.Denied {
-	return tools.DeniedRule(m.opts.DeniedPaths, m.opts.ProfileDir)
+	return tools.DeniedRule(m.settings().DeniedPaths, m.opts.ProfileDir)
 }

@@ -16,6 +16,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
@@ -85,7 +86,7 @@ func newFileEnv(t *testing.T, mutate ...func(*Options)) *fileEnv {
 	}
 	e.opts = Options{
 		Store: e.store, Images: e.images, Models: noModels{}, Events: e.events,
-		DefaultCwd: e.work, ProfileDir: e.profile, DeniedPaths: []string{filepath.Join(dir, "secrets")},
+		DefaultCwd: e.work, ProfileDir: e.profile, Settings: profiles.NewLiveSettings(profiles.Settings{DeniedPaths: []string{filepath.Join(dir, "secrets")}}),
 	}
 	for _, m := range mutate {
 		m(&e.opts)
@@ -156,7 +157,25 @@ func wantOutcome(t *testing.T, out toolOutcome, isError bool, has ...string) {
 	}
 }
 
-func allowEdits(o *Options) { o.AllowEdit = true }
+func allowEdits(o *Options) {
+	withSettings(o, func(st *profiles.Settings) { st.Approvals.Edit = profiles.ApprovalAllow })
+}
+
+func allowBash(o *Options) {
+	withSettings(o, func(st *profiles.Settings) { st.Approvals.Bash = profiles.ApprovalAllow })
+}
+
+// withSettings changes o's settings as change says, in the holder o
+// shares with a Manager made from it: the Manager reads the change at its
+// next use, as it reads an edit of settings.json.
+func withSettings(o *Options, change func(*profiles.Settings)) {
+	if o.Settings == nil {
+		o.Settings = profiles.NewLiveSettings(profiles.Settings{})
+	}
+	st := o.Settings.Current()
+	change(&st)
+	o.Settings.Replace(st)
+}
 
 func edit(path, old, new string) map[string]any {
 	return map[string]any{"path": path, "edits": []map[string]string{{"old_text": old, "new_text": new}}}
@@ -206,7 +225,7 @@ func TestReadThenEditAsksWithTheDiffAndRecordsIt(t *testing.T) {
 		t.Error("the document on disk has no diff")
 	}
 	// The write refreshed the stamp: a second edit needs no new read.
-	s.m.opts.AllowEdit = true
+	allowEdits(&s.m.opts)
 	wantOutcome(t, run(t, s, "edit_file", edit("a.txt", "TWO", "2")), false, "Edited")
 }
 
@@ -356,7 +375,7 @@ func TestStampsAreDroppedOnReopen(t *testing.T) {
 
 func TestDeniedPathsThroughLinks(t *testing.T) {
 	e := newFileEnv(t, allowEdits)
-	secrets := e.opts.DeniedPaths[0]
+	secrets := e.opts.Settings.Current().DeniedPaths[0]
 	if err := os.MkdirAll(secrets, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +446,7 @@ func TestBinaryRefused(t *testing.T) {
 
 func TestALinkChangedWhileWaitingIsNotFollowed(t *testing.T) {
 	e := newFileEnv(t)
-	secrets := e.opts.DeniedPaths[0]
+	secrets := e.opts.Settings.Current().DeniedPaths[0]
 	if err := os.MkdirAll(secrets, 0o755); err != nil {
 		t.Fatal(err)
 	}

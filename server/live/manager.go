@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/server/tools"
@@ -78,11 +80,6 @@ type Options struct {
 	// Snapshots keeps the session folder's snapshots around each turn,
 	// for /undo, /redo and /diff (undo.go); nil: undo is off.
 	Snapshots *snapshot.Store
-	// Todo offers the agent todo_write (settings todo; todo.go).
-	Todo bool
-	// CacheTTL is the prompt cache lifetime asked of Anthropic
-	// (settings cache_ttl: llm.CacheTTL1h, or "" for five minutes).
-	CacheTTL string
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose
@@ -92,32 +89,26 @@ type Options struct {
 	OwnerURL string
 	// DefaultCwd is where a session without a recorded folder runs commands.
 	DefaultCwd string
-	// AllowBash and AllowEdit skip the approval prompt (settings "allow").
-	AllowBash, AllowEdit bool
-	// DeniedPaths are the settings' denied_paths, which the file tools
-	// refuse ("~/" is the home folder); ProfileDir, refused too, is the
-	// profile's own folder.
-	DeniedPaths []string
-	ProfileDir  string
-	// DefaultModel is used by sessions that name no model.
+	// Settings are the profile's settings, read when a value is needed:
+	// approvals (bash, edit: "allow" skips the prompt), todo, denied_paths
+	// (which the file tools refuse; "~/" is the home folder), shell_env_drop
+	// and shell_env_keep, title_model, think and personalities. nil: the
+	// zero Settings.
+	Settings *profiles.LiveSettings
+	// ProfileDir, which the file tools refuse too, is the profile's own
+	// folder.
+	ProfileDir string
+	// DefaultModel, when set, replaces the settings' default_model: the
+	// model of sessions that name none.
 	DefaultModel string
 	// Limits gives a model's context window and automatic compaction
 	// threshold (0: off); nil means no automatic compaction.
 	Limits func(model string) Limits
-	// TitleModel names the model that titles new sessions; the session's
-	// own model when empty.
-	TitleModel string
 	// RetryDelays are the waits before each retry of a transient model
 	// failure; two retries at most. Defaults: 1s, 3s.
 	RetryDelays []time.Duration
-	// Steering is the settings' reasoning effort and personas (think.go).
-	Steering Steering
 	// CommandTimeout is the default bash timeout (120 s).
 	CommandTimeout time.Duration
-	// ShellEnv says which of myco's environment variables the agent's
-	// shell does not inherit (settings shell_env_drop, shell_env_keep and
-	// the providers' keys); a nil Drop drops secret-looking names.
-	ShellEnv tools.EnvFilter
 	// IdleClose closes a live session with no turn and no activity for
 	// this long, freeing its lock and shell (30 min).
 	IdleClose time.Duration
@@ -161,13 +152,33 @@ func NewManager(opts Options) *Manager {
 	if opts.CommandTimeout == 0 {
 		opts.CommandTimeout = 120 * time.Second
 	}
-	if opts.ShellEnv.Drop == nil {
-		opts.ShellEnv.Drop = tools.DefaultEnvDrop()
+	if opts.Settings == nil {
+		opts.Settings = profiles.NewLiveSettings(profiles.Settings{})
 	}
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
 	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{}}
+}
+
+// settings are the profile's settings now (Options.Settings).
+func (m *Manager) settings() profiles.Settings { return m.opts.Settings.Current() }
+
+// defaultModel is the model of a session that names none.
+func (m *Manager) defaultModel() string {
+	return cmp.Or(m.opts.DefaultModel, m.settings().DefaultModel)
+}
+
+// shellEnv says which of myco's environment variables the agent's shell
+// does not inherit (settings shell_env_drop, shell_env_keep and the
+// providers' keys); none named drops the secret-looking ones.
+func (m *Manager) shellEnv() tools.EnvFilter {
+	st := m.settings()
+	f := tools.EnvFilter{Drop: st.ShellEnvDropped(), Keep: st.ShellEnvKeep}
+	if f.Drop == nil {
+		f.Drop = tools.DefaultEnvDrop()
+	}
+	return f
 }
 
 // Get returns the live session id if this process has it open.

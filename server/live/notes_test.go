@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -171,7 +172,9 @@ func TestAttachRefusesDeniedPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("KEY"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newFileEnv(t, func(o *Options) { o.DeniedPaths = append(o.DeniedPaths, "~/.ssh") })
+	e := newFileEnv(t, func(o *Options) {
+		withSettings(o, func(st *profiles.Settings) { st.DeniedPaths = append(st.DeniedPaths, "~/.ssh") })
+	})
 	s := e.newSession(t)
 	e.write(t, ".env", "TOKEN=1")
 	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(e.work, "keys")); err != nil {

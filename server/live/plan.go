@@ -199,7 +199,7 @@ func (s *Session) runPlanBash(ctx context.Context, use session.Block, in tools.B
 // folder from elsewhere. .env files, which the rule names wherever they
 // are, stay readable: there is no folder to hide them by.
 func (m *Manager) hiddenFromPlans() []string {
-	hidden := tools.DeniedRule(m.opts.DeniedPaths, m.opts.ProfileDir).Paths()
+	hidden := tools.DeniedRule(m.settings().DeniedPaths, m.opts.ProfileDir).Paths()
 	if dir := m.opts.ProfileDir; dir != "" && filepath.Base(filepath.Dir(dir)) == "profiles" {
 		entries, _ := os.ReadDir(filepath.Dir(dir)) // none: nothing more to hide
 		for _, e := range entries {
@@ -212,7 +212,7 @@ func (m *Manager) hiddenFromPlans() []string {
 // shellEnv is the environment of a sandboxed command: the one the
 // session's shell gets, without the provider keys and secret-looking
 // variables the settings drop.
-func (s *Session) shellEnv() []string { return s.m.opts.ShellEnv.Apply(os.Environ()) }
+func (s *Session) shellEnv() []string { return s.m.shellEnv().Apply(os.Environ()) }
 
 // planReady tells the tabs that a turn which ended with an answer in plan
 // mode holds a plan, so they ask "Build this plan?". Nothing is asked

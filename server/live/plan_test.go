@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -79,7 +80,7 @@ func TestPlanModeRefusesWritesAndEdits(t *testing.T) {
 // Without a sandbox, bash is off in plan mode and the agent is told so;
 // the system prompt says it too.
 func TestPlanModeBashOffWithoutSandbox(t *testing.T) {
-	e := newFileEnv(t, noSandbox, func(o *Options) { o.AllowBash = true })
+	e := newFileEnv(t, noSandbox, allowBash)
 	s := planSession(t, e)
 	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "touch made.txt"}), true, "bash is off in plan mode", "not installed")
 	if _, err := os.Stat(filepath.Join(e.work, "made.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -94,7 +95,7 @@ func TestPlanModeBashOffWithoutSandbox(t *testing.T) {
 // file in it; the session's own shell is not used.
 func TestPlanModeBashRunsReadOnly(t *testing.T) {
 	realSandbox(t)
-	e := newFileEnv(t, func(o *Options) { o.AllowBash = true })
+	e := newFileEnv(t, allowBash)
 	s := planSession(t, e)
 	e.write(t, "a.txt", "plan me\n")
 	wantOutcome(t, run(t, s, "bash", map[string]any{"command": "cat a.txt"}), false, "plan me", "read-only sandbox")
@@ -190,10 +191,12 @@ func TestPlanModeSandboxHidesMycoData(t *testing.T) {
 	realSandbox(t)
 	var profile string
 	e := newFileEnv(t, func(o *Options) {
-		o.AllowBash = true
+		allowBash(o)
 		profile = filepath.Join(o.DefaultCwd, ".local", "share", "myco", "profiles", "default")
 		o.ProfileDir = profile
-		o.DeniedPaths = append(o.DeniedPaths, filepath.Join(o.DefaultCwd, "private"))
+		withSettings(o, func(st *profiles.Settings) {
+			st.DeniedPaths = append(st.DeniedPaths, filepath.Join(o.DefaultCwd, "private"))
+		})
 	})
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		t.Fatal(err)

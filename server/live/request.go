@@ -56,7 +56,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	}
 	return llm.Request{
 		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.toolDefs(), MaxTokens: maxOutputTokens,
-		CacheKey: s.id, CacheTTL: s.m.opts.CacheTTL,
+		CacheKey: s.id, CacheTTL: s.m.settings().CacheTTL,
 	}, client, nil
 }
 

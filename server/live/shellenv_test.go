@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/tools"
 )
@@ -19,7 +20,9 @@ func TestShellDoesNotInheritProviderKeys(t *testing.T) {
 	t.Setenv("KEPT_TOKEN", "kept-token-0123456789")
 	t.Setenv("PLAIN_SETTING", "plain-0123456789")
 	e := newFileEnv(t, func(o *Options) {
-		o.ShellEnv = tools.EnvFilter{Drop: []string{tools.SecretNames, "LOCAL_LLM"}, Keep: []string{"KEPT_TOKEN"}}
+		withSettings(o, func(st *profiles.Settings) {
+			st.ShellEnvDrop, st.ShellEnvKeep = []string{tools.SecretNames, "LOCAL_LLM"}, []string{"KEPT_TOKEN"}
+		})
 	})
 	s := e.newSession(t)
 	id, err := s.RunCommand("env; echo done-env")

@@ -23,6 +23,11 @@ type Steering struct {
 	Personalities map[string]string
 }
 
+// SteeringOf is what settings s say of reasoning effort and personas.
+func SteeringOf(s profiles.Settings) Steering {
+	return Steering{Think: s.Think, Thinks: s.ModelThinks, Personalities: s.Personalities}
+}
+
 // SteeringView is a session's reasoning effort and persona as the tab
 // shows them (GET /api/sessions/{id}/steering).
 type SteeringView struct {
@@ -133,7 +138,7 @@ func loopWithoutThinking(msgs []session.Message, model string) bool {
 // model (provider/model-id): the level only when the model reasons, the
 // persona's instructions at the end of the system prompt.
 func (s *Session) applyThinking(req *llm.Request, model, msgID string) {
-	st := s.m.opts.Steering
+	st := SteeringOf(s.m.settings())
 	var d session.Document
 	s.w.View(func(doc *session.Document) { d.Think, d.Personality = doc.Think, doc.Personality })
 	if level := st.level(&d); level != profiles.ThinkOff && st.Thinks != nil && st.Thinks(model) && !loopWithoutThinking(req.Messages, model) {

@@ -17,7 +17,7 @@ const titlePrompt = `Write a short title (at most 6 words) for the conversation 
 // makeTitle names a session that has none from its first exchange. It
 // never overwrites a title set meanwhile by the person or the agent.
 func (s *Session) makeTitle() {
-	model := s.m.opts.TitleModel
+	model := s.m.settings().TitleModel
 	if model == "" {
 		model = s.model()
 	}

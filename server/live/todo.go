@@ -81,7 +81,7 @@ func checkTodo(items []session.TodoItem) ([]session.TodoItem, error) {
 
 // runTodoWrite replaces the checklist; the panel event shows it.
 func (s *Session) runTodoWrite(use session.Block) toolOutcome {
-	if !s.m.opts.Todo {
+	if !s.m.settings().Todo {
 		return toolOutcome{output: "todo_write is off (settings todo).", isError: true}
 	}
 	var in todoInput

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
@@ -14,7 +15,7 @@ import (
 // restart) and redraws the panel; a bad list changes nothing.
 func TestTodoWriteStoresAndRendersTheList(t *testing.T) {
 	e := newFileEnv(t, func(o *Options) {
-		o.Todo = true
+		withSettings(o, func(st *profiles.Settings) { st.Todo = true })
 		o.RenderPanel = func(d *session.Document) (string, error) {
 			var b strings.Builder
 			for _, it := range d.Todo {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/server/tools"
@@ -36,7 +37,7 @@ func (s *Session) toolDefs() []llm.Tool {
 		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},
 		goalToolDef,
 	}
-	if s.m.opts.Todo {
+	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
 	}
 	return defs
@@ -135,7 +136,7 @@ func (s *Session) runBash(ctx context.Context, use session.Block) toolOutcome {
 	if err := json.Unmarshal(use.Input, &in); err != nil || strings.TrimSpace(in.Command) == "" {
 		return toolOutcome{output: "bash needs {\"command\": \"…\"}.", isError: true}
 	}
-	if ok, out := s.approve(ctx, use, "bash", s.m.opts.AllowBash); !ok {
+	if ok, out := s.approve(ctx, use, "bash", s.m.settings().Approvals.Bash == profiles.ApprovalAllow); !ok {
 		return out
 	}
 	if s.planMode() {
@@ -208,7 +209,7 @@ func (s *Session) ensureShell() (*tools.Shell, string, error) {
 	}
 	// The shell runs what the model writes: it never gets the keys myco
 	// talks to providers with (settings shell_env_drop, shell_env_keep).
-	sh, err := tools.NewShell(s.cwd(), s.m.opts.ShellEnv.Apply(os.Environ()))
+	sh, err := tools.NewShell(s.cwd(), s.m.shellEnv().Apply(os.Environ()))
 	if err != nil {
 		return nil, "", err
 	}

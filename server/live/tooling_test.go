@@ -78,10 +78,10 @@ func TestToolEventsCarryTheirCards(t *testing.T) {
 // the event without html; the tool still runs and its events still go.
 func TestToolEventsWithoutRenderers(t *testing.T) {
 	broken := func(o *Options) {
-		o.AllowBash = true
+		allowBash(o)
 		o.RenderToolCall = func(session.Block) (string, error) { return "half", errors.New("broken") }
 	}
-	for name, mutate := range map[string]func(*Options){"none": func(o *Options) { o.AllowBash = true }, "failing": broken} {
+	for name, mutate := range map[string]func(*Options){"none": allowBash, "failing": broken} {
 		t.Run(name, func(t *testing.T) {
 			e := newFileEnv(t, mutate)
 			s := e.newSession(t)

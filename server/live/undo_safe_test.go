@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"myco/profiles"
 	"myco/server/tools"
 	"myco/snapshot"
 )
@@ -33,8 +34,8 @@ func newHomeEnv(t *testing.T) *homeEnv {
 	e.work = home
 	e.opts.DefaultCwd = home
 	e.opts.ProfileDir = e.profile
-	e.opts.DeniedPaths = []string{"~/.ssh", "~/.aws", "~/.gnupg"} // the settings' default
-	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir))
+	withSettings(&e.opts, func(st *profiles.Settings) { st.DeniedPaths = []string{"~/.ssh", "~/.aws", "~/.gnupg"} }) // the settings' default
+	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.Settings.Current().DeniedPaths, e.opts.ProfileDir))
 	h := &homeEnv{fileEnv: e, home: home, secrets: map[string]string{
 		".ssh/id_ed25519":  "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-ed25519\n",
 		".aws/credentials": "[default]\naws_secret_access_key = secret-aws\n",
@@ -175,7 +176,7 @@ func TestTooLargeFolderSaysSo(t *testing.T) {
 // turn runs: it does not wait for the turn (here held by an approval).
 func TestUndoPlanDuringATurnAnswersAtOnce(t *testing.T) {
 	e := newUndoEnv(t)
-	e.opts.AllowBash = false
+	withSettings(&e.opts, func(st *profiles.Settings) { st.Approvals.Bash = profiles.ApprovalAsk })
 	s := e.newSession(t)
 	turn(t, e, s, "first [[say:hello]]")
 	if _, _, err := s.Submit(`second [[steps: tool:bash {"command":"true"} ;; say:ok]]`, nil, false); err != nil {

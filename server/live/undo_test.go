@@ -18,8 +18,8 @@ import (
 func newUndoEnv(t *testing.T) *fileEnv {
 	t.Helper()
 	e, _ := newGoalEnv(t)
-	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.DeniedPaths, e.opts.ProfileDir))
-	e.opts.AllowBash = true
+	e.opts.Snapshots = snapshot.Open(filepath.Join(e.profile, "snapshots"), tools.DeniedRule(e.opts.Settings.Current().DeniedPaths, e.opts.ProfileDir))
+	allowBash(&e.opts)
 	return e
 }
 
