@@ -13,6 +13,10 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request, body []
 	if err == nil && !c.stream {
 		err = errStreamRequired
 	}
+	var prompt *anthropicPrompt
+	if err == nil {
+		prompt, err = parseAnthropicPrompt(body)
+	}
 	if err != nil {
 		writeAnthropicError(w, http.StatusBadRequest, err.Error())
 		return
@@ -26,6 +30,10 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request, body []
 		writeAnthropicError(w, f.status, faultMessage(f))
 		return
 	}
+	// The request reached the model: it reads and writes the cache even
+	// when the stream then fails, as a real one would.
+	rep.usage = rep.usage.withInput(s.cache.settleAnthropic(prompt))
+	s.noteUsage(r, rep.usage)
 	e := &anthropicStream{sse: newSSEWriter(w), r: rep}
 	finishStream(w, play(r.Context(), e, rep))
 }
@@ -85,6 +93,10 @@ func (a *anthropicStream) begin() error {
 			"usage": map[string]any{
 				"input_tokens": u.in, "output_tokens": 1,
 				"cache_read_input_tokens": u.cacheRead, "cache_creation_input_tokens": u.cacheWrite,
+				"cache_creation": map[string]any{
+					"ephemeral_5m_input_tokens": u.cacheWrite - u.cacheWrite1h,
+					"ephemeral_1h_input_tokens": u.cacheWrite1h,
+				},
 			},
 		},
 	})

@@ -97,17 +97,3 @@ func (c *conversation) humanTexts() []string {
 func (c *conversation) asks(word string) bool {
 	return c.tools == 0 && strings.Contains(strings.ToLower(c.system), word)
 }
-
-// wordCount approximates the input tokens when no [[usage]] says otherwise.
-func (c *conversation) wordCount() int {
-	n := len(strings.Fields(c.system))
-	for _, m := range c.messages {
-		for _, t := range m.texts {
-			n += len(strings.Fields(t))
-		}
-		for _, r := range m.results {
-			n += len(strings.Fields(r))
-		}
-	}
-	return n
-}

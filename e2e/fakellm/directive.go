@@ -41,8 +41,23 @@ type toolCall struct {
 	input json.RawMessage
 }
 
+// usage is what a reply reports. in counts the input after the last
+// cache breakpoint (OpenAI: the prompt tokens not cached), cacheWrite1h
+// the part of cacheWrite written for an hour.
 type usage struct {
 	in, out, cacheRead, cacheWrite int
+	cacheWrite1h                   int
+	scripted                       bool // [[usage:…]] set it, not the cache
+}
+
+// withInput takes the input figures of the simulated cache, unless a
+// [[usage:…]] directive gave them: the directive always wins.
+func (u usage) withInput(sim usage) usage {
+	if u.scripted {
+		return u
+	}
+	sim.out = u.out
+	return sim
 }
 
 // fault is a failure to inject. times == 0 means every attempt fails;
@@ -188,7 +203,7 @@ func parseTool(arg string) (toolCall, error) {
 }
 
 func parseUsage(arg string) (usage, error) {
-	var u usage
+	u := usage{scripted: true}
 	for kv := range strings.SplitSeq(arg, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		n, err := strconv.Atoi(strings.TrimSpace(v))

@@ -11,6 +11,7 @@ package fakellm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +38,9 @@ type Server struct {
 	mux      *http.ServeMux
 	srv      *http.Server
 	mu       sync.Mutex
-	requests []Recorded
+	requests []*Recorded
 	attempts map[string]int // faulted attempts per conversation, for xN
+	cache    *promptCache   // the providers' prompt caches (cache.go)
 }
 
 // Recorded is one request the server received.
@@ -50,27 +52,49 @@ type Recorded struct {
 	Body     json.RawMessage `json:"body"` // the raw body; a JSON string when it was not JSON
 	// JSON is Body decoded, nil when the body is not a JSON object.
 	JSON map[string]any `json:"-"`
+	// Usage is the usage the fake reported for the request, nil when it
+	// answered none (an error status).
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is the usage the fake reported, in Anthropic's terms: for OpenAI,
+// prompt_tokens is InputTokens + CacheReadInputTokens and cached_tokens is
+// CacheReadInputTokens.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	// Scripted is set when a [[usage:…]] directive gave the figures
+	// instead of the simulated cache.
+	Scripted bool `json:"scripted,omitempty"`
 }
 
 // New returns a server that is not listening: serve it on your own
 // listener, or use Listen or Start.
-func New() *Server {
-	s := &Server{mux: http.NewServeMux(), attempts: map[string]int{}}
+func New(opts ...Option) *Server {
+	s := &Server{mux: http.NewServeMux(), attempts: map[string]int{}, cache: newPromptCache()}
+	for _, o := range opts {
+		o(s)
+	}
 	s.mux.HandleFunc("POST /v1/messages", s.withBody(s.handleAnthropic))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withBody(s.handleOpenAI))
 	s.mux.HandleFunc("GET /_requests", s.handleRequests)
 	s.mux.HandleFunc("POST /_reset", s.handleReset)
+	s.mux.HandleFunc("GET /_cache", s.handleCache)
+	s.mux.HandleFunc("DELETE /_cache", s.handleClearCache)
+	s.mux.HandleFunc("POST /_clock", s.handleClock)
 	s.mux.HandleFunc("/", handleNotFound)
 	return s
 }
 
 // Listen starts a server on addr ("127.0.0.1:0" picks a free port).
-func Listen(addr string) (*Server, error) {
+func Listen(addr string, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("fakellm: listen: %w", err)
 	}
-	s := New()
+	s := New(opts...)
 	s.URL = "http://" + ln.Addr().String()
 	// A cut stream is an aborted handler by design: not worth a log line.
 	s.srv = &http.Server{Handler: s, ErrorLog: log.New(io.Discard, "", 0)}
@@ -80,9 +104,9 @@ func Listen(addr string) (*Server, error) {
 
 // Start starts a server on a free loopback port for the test and closes it
 // when the test ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +130,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "fakellm: read body: "+err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		s.record(r, body)
+		r = r.WithContext(context.WithValue(r.Context(), recordKey{}, s.record(r, body)))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	s.mux.ServeHTTP(w, r)
@@ -117,18 +141,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Requests() []Recorded {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Recorded(nil), s.requests...)
+	var out []Recorded
+	for _, rec := range s.requests {
+		out = append(out, *rec)
+	}
+	return out
 }
 
-// Reset forgets the recorded requests and the fault attempt counts.
+// Reset forgets the recorded requests, the fault attempt counts and the
+// prompt cache (the clock keeps its time).
 func (s *Server) Reset() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.requests = nil
 	s.attempts = map[string]int{}
+	s.mu.Unlock()
+	s.ClearCache()
 }
 
-func (s *Server) record(r *http.Request, body []byte) {
+// recordKey carries a request's *Recorded in its context, for the handler
+// to note the usage it reports.
+type recordKey struct{}
+
+// noteUsage records the usage reported for r.
+func (s *Server) noteUsage(r *http.Request, u usage) {
+	rec, _ := r.Context().Value(recordKey{}).(*Recorded)
+	if rec == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec.Usage = &Usage{InputTokens: u.in, OutputTokens: u.out, CacheReadInputTokens: u.cacheRead,
+		CacheCreationInputTokens: u.cacheWrite, Scripted: u.scripted}
+}
+
+func (s *Server) record(r *http.Request, body []byte) *Recorded {
 	rec := Recorded{Provider: providerOf(r.URL.Path), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
 	if json.Valid(body) {
 		rec.Body = json.RawMessage(body)
@@ -138,7 +184,8 @@ func (s *Server) record(r *http.Request, body []byte) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, rec)
+	s.requests = append(s.requests, &rec)
+	return &rec
 }
 
 func providerOf(path string) string {

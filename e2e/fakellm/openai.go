@@ -17,6 +17,10 @@ func (s *Server) handleOpenAI(w http.ResponseWriter, r *http.Request, body []byt
 	if err == nil && !c.stream {
 		err = errStreamRequired
 	}
+	var prompt *openaiPrompt
+	if err == nil {
+		prompt, err = parseOpenAIPrompt(body)
+	}
 	if err != nil {
 		writeOpenAIError(w, http.StatusBadRequest, err.Error())
 		return
@@ -30,6 +34,8 @@ func (s *Server) handleOpenAI(w http.ResponseWriter, r *http.Request, body []byt
 		writeOpenAIError(w, f.status, faultMessage(f))
 		return
 	}
+	rep.usage = rep.usage.withInput(s.cache.settleOpenAI(prompt))
+	s.noteUsage(r, rep.usage)
 	e := &openaiStream{sse: newSSEWriter(w), r: rep, includeUsage: c.includeUsage}
 	finishStream(w, play(r.Context(), e, rep))
 }

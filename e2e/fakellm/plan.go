@@ -144,7 +144,7 @@ func (c *conversation) usageFor(u *usage, r reply) usage {
 	if r.tool != nil {
 		out += 10
 	}
-	return usage{in: 10 + c.wordCount(), out: out}
+	return usage{out: out} // the input comes from the cache (handlers)
 }
 
 // titleFor answers a title request: the last [[title:…]] anywhere in the
