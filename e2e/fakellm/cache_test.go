@@ -184,6 +184,27 @@ func TestCacheLifetime(t *testing.T) {
 	}
 }
 
+// A read found by looking back refreshes the entry it read, though the
+// request has no breakpoint there: a fork from that point, later, still
+// reads it.
+func TestCacheLookbackReadRefreshes(t *testing.T) {
+	srv := startFrozen(t)
+	sys := marked(textBlock("system", 1200), "")
+	q1 := textBlock("q1", 100)
+	first := messagesReq{system: []map[string]any{sys}, msgs: []map[string]any{user(blocks(marked(q1, "")))}}
+	sendMessages(t, srv, first.body())
+	srv.Advance(4 * time.Minute)
+	next := messagesReq{system: []map[string]any{sys}, msgs: []map[string]any{user(blocks(q1)), assistant(blocks(textBlock("a1", 100))), user(blocks(marked(textBlock("q2", 100), "")))}}
+	if got := sendMessages(t, srv, next.body()); got.Read != 1300 {
+		t.Fatalf("second %+v, want 1,300 read", got)
+	}
+	srv.Advance(4 * time.Minute) // 8 minutes after the entry at q1 was written
+	fork := messagesReq{system: []map[string]any{sys}, msgs: []map[string]any{user(blocks(q1)), assistant(blocks(textBlock("other", 100))), user(blocks(marked(textBlock("q3", 100), "")))}}
+	if got, want := sendMessages(t, srv, fork.body()), (figures{Read: 1300, Write: 200}); got != want {
+		t.Errorf("fork %+v, want %+v", got, want)
+	}
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a

@@ -1,6 +1,6 @@
 // Command fakellm runs the fake model server for the browser tests:
 //
-//	fakellm --addr 127.0.0.1:0
+//	fakellm --addr 127.0.0.1:0 [--min-cache-tokens 1024]
 //
 // It prints "fakellm listening on http://127.0.0.1:PORT" once it accepts
 // connections, and runs until interrupted.
@@ -31,10 +31,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("fakellm", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:0", "address to listen on")
+	minCache := flags.Int("min-cache-tokens", 1024, "shortest Anthropic prefix the simulated prompt cache keeps")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	s, err := fakellm.Listen(*addr)
+	s, err := fakellm.Listen(*addr, fakellm.MinCacheTokens(*minCache))
 	if err != nil {
 		return err
 	}
