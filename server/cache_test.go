@@ -128,8 +128,8 @@ func TestRequestsStayByteStable(t *testing.T) {
 			}
 			if provider == "openai" {
 				last := calls[len(calls)-1]
-				if calls[0].key != s.ID || last.key != fork.ID {
-					t.Errorf("prompt_cache_key %q … %q, want the session's ID, then the fork's", calls[0].key, last.key)
+				if calls[0].key != s.ID || last.key != s.ID {
+					t.Errorf("prompt_cache_key %q … %q, want the session's ID, for its fork too", calls[0].key, last.key)
 				}
 			}
 			// What changed outside the conversation reached the agent with

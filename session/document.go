@@ -55,12 +55,26 @@ type Document struct {
 	// own commands and attached files, waiting for (or delivered with)
 	// their next message (notes.go).
 	Notes []Note `json:"notes,omitempty"`
+	// CacheKey groups the sessions whose requests share a prefix (a fork
+	// and the session it came from), for the providers' prompt cache;
+	// empty is the session's own ID (see PromptCacheKey).
+	CacheKey string `json:"cache_key,omitempty"`
 	// JournalSeq is the sequence number of the last journal record folded
 	// into this document: replaying the journal skips records up to it.
 	JournalSeq int64 `json:"journal_seq,omitzero"`
 	// Threads comes last among known fields, so a reader may stop early.
 	Threads []Thread       `json:"threads"`
 	Unknown jsontext.Value `json:",embed"`
+}
+
+// PromptCacheKey is the key d's model calls are cached under: shared by a
+// fork and its parent, so an OpenAI-compatible server keeps their common
+// prefix on one shard.
+func (d *Document) PromptCacheKey() string {
+	if d.CacheKey != "" {
+		return d.CacheKey
+	}
+	return d.ID
 }
 
 // ModePlan is the document's mode while plan mode is on.

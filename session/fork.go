@@ -122,6 +122,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		Personality: parent.Personality,
 		Mode:        parent.Mode,
 		Notes:       deliveredIn(parent.Notes, kept),
+		CacheKey:    parent.PromptCacheKey(),
 		Threads:     threads,
 	}
 	if len(kept) > 0 {

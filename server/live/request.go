@@ -41,7 +41,8 @@ const forkedNote = `This session is a fork: the conversation above was copied fr
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
 	var thread session.Thread
-	s.w.View(func(d *session.Document) { thread = d.Threads[len(d.Threads)-1] })
+	var cacheKey string
+	s.w.View(func(d *session.Document) { thread, cacheKey = d.Threads[len(d.Threads)-1], d.PromptCacheKey() })
 	msgs := goalRequest(s.withNotes(seen(thread.Messages)))
 	system := fmt.Sprintf(systemPrompt, s.folder()) + s.planSystem()
 	if model == "" {
@@ -56,7 +57,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	}
 	return llm.Request{
 		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.toolDefs(), MaxTokens: maxOutputTokens,
-		CacheKey: s.id, CacheTTL: s.m.settings().CacheTTL,
+		CacheKey: cacheKey, CacheTTL: s.m.settings().CacheTTL,
 	}, client, nil
 }
 

@@ -1,0 +1,117 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"myco/e2e/fakellm"
+	"myco/profiles"
+	"myco/session"
+)
+
+// cacheFigures sums what a run of model calls read from the prompt cache,
+// as each answer's stored usage reports it.
+type cacheFigures struct {
+	calls                     int
+	input, read, write, total int64
+}
+
+func (f *cacheFigures) add(u session.Usage) {
+	f.calls++
+	f.input += u.InputTokens
+	f.read += u.CacheReadInputTokens
+	f.write += u.CacheCreationInputTokens
+	f.total += u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+}
+
+// hit is the share of input tokens read from the cache, in percent.
+func (f cacheFigures) hit() float64 {
+	if f.total == 0 {
+		return 0
+	}
+	return 100 * float64(f.read) / float64(f.total)
+}
+
+// answersAfter are the answers of a session's latest thread after the
+// first skip ones.
+func answersAfter(t *testing.T, ss *session.Store, id string, skip int) (out []session.Usage) {
+	t.Helper()
+	doc, err := ss.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range doc.Threads[len(doc.Threads)-1].Messages {
+		if m.Role != "assistant" || m.Usage == nil {
+			continue
+		}
+		if n++; n > skip {
+			out = append(out, *m.Usage)
+		}
+	}
+	return out
+}
+
+// The figures docs/PERFORMANCE.md publishes, from the fake model's
+// simulated cache: a 20-turn session with a tool round in every turn, its
+// first call after a restart, and a fork's first call. After the first
+// call, more than 95% of the input must come from the cache.
+func TestCacheFigures(t *testing.T) {
+	for _, provider := range []string{"anthropic", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			dir, fake := t.TempDir(), fakellm.Start(t)
+			allow := func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow }
+			cs := startChatServer(t, dir, fake, provider, allow)
+			s := cs.create("figures")
+			st := cs.stream(t, s.ID)
+			turn := func(cs *chatServer, st *stream, id, text string) {
+				t.Helper()
+				wantStatus(t, cs.send(id, text), http.StatusAccepted)
+				for _, ev := range st.until("turn.end") {
+					if ev.name == "turn.error" {
+						t.Fatalf("turn failed: %s", ev.data)
+					}
+				}
+			}
+			for i := range 20 {
+				turn(cs, st, s.ID, fmt.Sprintf(`step %d [[steps: tool:bash {"command":"seq %d"} ;; text:40]]`, i+1, 5*(i+1)))
+			}
+			usages := answersAfter(t, cs.sessions, s.ID, 0)
+			first := usages[0]
+			var run cacheFigures
+			for _, u := range usages[1:] {
+				run.add(u)
+			}
+
+			cs.stop()
+			cs = startChatServer(t, dir, fake, provider, allow)
+			st = cs.stream(t, s.ID)
+			turn(cs, st, s.ID, "after the restart [[text:40]]")
+			var resumed cacheFigures
+			resumed.add(answersAfter(t, cs.sessions, s.ID, len(usages))[0])
+
+			resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", nil)
+			wantStatus(t, resp, http.StatusCreated)
+			fork := decode[struct{ ID string }](t, resp)
+			turn(cs, cs.stream(t, fork.ID), fork.ID, "in the fork [[text:40]]")
+			var forked cacheFigures
+			forked.add(answersAfter(t, cs.sessions, fork.ID, len(usages)+1)[0])
+
+			w := agentCalls(t, fake)[0]
+			t.Logf("%s: fixed overhead: tools %d bytes, system prompt %d bytes (OpenAI: the first message)", provider, len(w.tools), len(w.system))
+			t.Logf("%s: first call %d input tokens (%d written to the cache)", provider,
+				first.InputTokens+first.CacheReadInputTokens+first.CacheCreationInputTokens, first.CacheCreationInputTokens)
+			for _, row := range []struct {
+				name string
+				f    cacheFigures
+			}{{"20 turns, calls after the first", run}, {"first call after a restart", resumed}, {"a fork's first call", forked}} {
+				t.Logf("%s: %s: %d calls, %d input tokens, %d read (%.1f%%), %d written, %d uncached",
+					provider, row.name, row.f.calls, row.f.total, row.f.read, row.f.hit(), row.f.write, row.f.input)
+				if row.f.hit() < 95 {
+					t.Errorf("%s: %.1f%% of input read from the cache, want over 95%%", row.name, row.f.hit())
+				}
+			}
+		})
+	}
+}
