@@ -27,8 +27,13 @@ const defaultCompactPercent = 80
 // Settings is a profile's settings.json. Every key of the file is optional;
 // LoadSettings fills the missing ones from DefaultSettings.
 type Settings struct {
-	DefaultModel  string              `json:"default_model"`
-	TitleModel    string              `json:"title_model"`
+	DefaultModel string `json:"default_model"`
+	TitleModel   string `json:"title_model"`
+	// FastModel is a cheap model for the side jobs: it titles sessions
+	// and writes compaction summaries when set. Without it titles use
+	// title_model when its provider can be called, else the session's
+	// own model, and summaries the session's own model.
+	FastModel     string              `json:"fast_model"`
 	Providers     map[string]Provider `json:"providers"`
 	Models        map[string]Model    `json:"models"`
 	Approvals     Approvals           `json:"approvals"`

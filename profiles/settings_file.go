@@ -5,6 +5,7 @@ package profiles
 type fileSettings struct {
 	DefaultModel  *string                 `json:"default_model"`
 	TitleModel    *string                 `json:"title_model"`
+	FastModel     *string                 `json:"fast_model"`
 	Providers     map[string]fileProvider `json:"providers"`
 	Models        map[string]fileModel    `json:"models"`
 	Approvals     fileApprovals           `json:"approvals"`
@@ -56,6 +57,7 @@ type fileApprovals struct {
 func (f fileSettings) over(s Settings) Settings {
 	set(&s.DefaultModel, f.DefaultModel)
 	set(&s.TitleModel, f.TitleModel)
+	set(&s.FastModel, f.FastModel)
 	for name, fp := range f.Providers {
 		s.Providers[name] = fp.over(s.Providers[name])
 	}

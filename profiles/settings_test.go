@@ -72,6 +72,7 @@ func TestLoadSettings(t *testing.T) {
 			want: func(s *profiles.Settings) {
 				no := false
 				s.DefaultModel = "openai/llama3.1:8b"
+				s.FastModel = "openai/qwen3:1.7b"
 				s.Providers["openai"] = profiles.Provider{BaseURL: "http://127.0.0.1:11434/v1", APIKeyEnv: ""}
 				s.Providers["anthropic"] = profiles.Provider{BaseURL: "https://api.anthropic.com", APIKeyEnv: "MY_ANTHROPIC_KEY"}
 				s.Models["anthropic/claude-sonnet-4-5"] = profiles.Model{ContextWindow: 200000, AutoCompactAt: ptr(0)}
@@ -117,6 +118,7 @@ var badSettings = []struct {
 	{"top_level_array.json", 1, 1, "the file must be an object"},
 	{"approval_always.json", 4, 13, `approvals.edit must be "ask" or "allow", not "always"`},
 	{"default_model_no_provider.json", 2, 20, `default_model must be provider/model-id, not "claude-sonnet-4-5"`},
+	{"fast_model_no_provider.json", 2, 17, `fast_model must be provider/model-id, not "qwen3:8b"`},
 	{"model_key_no_provider.json", 4, 16, `models["gpt-4.1"] must be named provider/model-id`},
 	{"base_url_no_scheme.json", 3, 28, `providers.openai.base_url must be an http or https URL, not "localhost:11434/v1"`},
 	{
@@ -451,7 +453,7 @@ func TestLoadSettingsWarnings(t *testing.T) {
 			"10:3: unknown key colour_scheme is ignored",
 			"11:3: unknown key plugins is ignored",
 		}},
-		{"merge.json", []string{"15:3: unknown key a_key_from_a_newer_myco is ignored"}},
+		{"merge.json", []string{"16:3: unknown key a_key_from_a_newer_myco is ignored"}},
 		{"price_typo.json", []string{`3:46: unknown key models["openai/gpt-4.1"].price.cache_raed is ignored (did you mean models["openai/gpt-4.1"].price.cache_read?)`}},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,7 @@ func (s Settings) Validate() error {
 	errs := []error{
 		checkModelName("default_model", s.DefaultModel),
 		checkModelName("title_model", s.TitleModel),
+		checkOptionalModelName("fast_model", s.FastModel),
 		s.checkProviders(),
 		s.checkModels(),
 		checkApproval(keyPath("approvals", "bash"), s.Approvals.Bash),
@@ -70,6 +71,14 @@ func checkModelName(path, name string) error {
 		return &fieldError{path: path, msg: fmt.Sprintf("must be provider/model-id, not %q", name)}
 	}
 	return nil
+}
+
+// checkOptionalModelName allows "", which means unset.
+func checkOptionalModelName(path, name string) error {
+	if name == "" {
+		return nil
+	}
+	return checkModelName(path, name)
 }
 
 func (s Settings) checkProviders() error {

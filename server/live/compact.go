@@ -111,7 +111,6 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 	var idx, summarised int
 	var thread session.Thread
 	s.mu.Lock()
-	model := s.model()
 	budget := carryBudget(s.threshold())
 	s.mu.Unlock()
 	s.w.View(func(d *session.Document) {
@@ -120,7 +119,7 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 		summarised = len(thread.Messages)
 		thread.Messages = seen(thread.Messages)
 	})
-	next, err := s.successor(ctx, model, idx, thread, budget)
+	next, err := s.successor(ctx, idx, thread, budget)
 	if err == nil {
 		err = s.w.AppendThread(idx, summarised, next)
 	}
@@ -138,11 +137,11 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 	return nil
 }
 
-func (s *Session) successor(ctx context.Context, model string, idx int, t session.Thread, budget int) (session.Thread, error) {
+func (s *Session) successor(ctx context.Context, idx int, t session.Thread, budget int) (session.Thread, error) {
 	if len(t.Messages) == 0 {
 		return session.Thread{}, ErrNothingToCompact
 	}
-	summary, err := s.summarize(ctx, model, t)
+	summary, err := s.summarize(ctx, t)
 	if err != nil {
 		return session.Thread{}, fmt.Errorf("summary: %w", err)
 	}
@@ -154,11 +153,12 @@ func (s *Session) successor(ctx context.Context, model string, idx int, t sessio
 	}, nil
 }
 
-// summarize asks the session's model for the summary of a thread, sent as
-// a transcript in which images are only named: compaction never reads
-// image bytes.
-func (s *Session) summarize(ctx context.Context, model string, t session.Thread) (string, error) {
-	client, modelID, err := s.m.opts.Models.Client(model)
+// summarize asks fast_model or the session's model (summaryModel) for
+// the summary of a thread, sent as a transcript in which images are only
+// named: compaction never reads image bytes.
+func (s *Session) summarize(ctx context.Context, t session.Thread) (string, error) {
+	text := transcript(t)
+	m, err := s.summaryModel(text)
 	if err != nil {
 		return "", err
 	}
@@ -167,9 +167,9 @@ func (s *Session) summarize(ctx context.Context, model string, t session.Thread)
 	var resp llm.Response
 	err = s.withRetries(ctx, func() error {
 		var err error
-		resp, err = client.Stream(ctx, llm.Request{
-			Model: modelID, System: compactPrompt, MaxTokens: 4096,
-			Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: transcript(t)}}}},
+		resp, err = m.client.Stream(ctx, llm.Request{
+			Model: m.id, System: compactPrompt, MaxTokens: summaryMaxTokens,
+			Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: text}}}},
 		}, func(string) {})
 		return err
 	})

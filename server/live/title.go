@@ -17,31 +17,29 @@ const titlePrompt = `Write a short title (at most 6 words) for the conversation 
 // makeTitle names a session that has none from its first exchange. It
 // never overwrites a title set meanwhile by the person or the agent.
 func (s *Session) makeTitle() {
-	model := s.m.settings().TitleModel
-	if model == "" {
-		model = s.model()
-	}
 	var excerpt string
 	s.w.View(func(d *session.Document) { excerpt = firstExchange(d) })
 	if excerpt == "" {
 		return
 	}
-	client, modelID, err := s.m.opts.Models.Client(model)
+	m, err := s.titleModel()
 	if err != nil {
+		s.m.log.Warn("title not made", "session", s.id, "err", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := client.Stream(ctx, llm.Request{
-		Model: modelID, System: titlePrompt, MaxTokens: 64,
+	resp, err := m.client.Stream(ctx, llm.Request{
+		Model: m.id, System: titlePrompt, MaxTokens: 64,
 		Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: excerpt}}}},
 	}, func(string) {})
 	if err != nil {
-		s.m.log.Info("title not made", "session", s.id, "err", err)
+		s.m.log.Warn("title not made", "session", s.id, "model", m.name, "err", err)
 		return
 	}
 	title := cleanTitle(textOf(resp.Content))
 	if title == "" {
+		s.m.log.Warn("title not made: the model's answer holds no title", "session", s.id, "model", m.name)
 		return
 	}
 	// Never over a title set meanwhile, nor on a session archived while
