@@ -113,18 +113,6 @@ func (s *Server) approve(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"decision": req.Decision})
 }
 
-func (s *Server) listModels(c echo.Context) error {
-	st := s.settings()
-	models := make([]string, 0, len(st.Models))
-	for name := range st.Models {
-		models = append(models, name)
-	}
-	return c.JSON(http.StatusOK, map[string]any{
-		"configured": s.opts.Models.Configured(), "default": s.defaultModel(),
-		"models": models, "help": s.opts.Models.Help(),
-	})
-}
-
 // hubPublisher lets live sessions publish on the hub.
 type hubPublisher struct{ h *Hub }
 

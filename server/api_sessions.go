@@ -72,7 +72,11 @@ func (s *Server) createSession(c echo.Context) error {
 		n.Title = session.CleanTitle(*req.Title) // may be empty: a new session can wait for its title
 	}
 	if req.Model != nil {
-		n.Model = *req.Model
+		model, _, err := s.resolveModel(c.Request().Context(), *req.Model)
+		if err != nil {
+			return err
+		}
+		n.Model = model
 	}
 	// The default is where myco was started, taken as it is; a folder the
 	// person names is checked, since the agent's shell and tools start there.
@@ -170,6 +174,14 @@ func (s *Server) patchSession(c echo.Context) error {
 			return err
 		}
 	}
+	var notice string
+	if req.Model != nil {
+		stored, note, err := s.resolveModel(c.Request().Context(), *req.Model)
+		if err != nil {
+			return err
+		}
+		req.Model, notice = &stored, note
+	}
 	change := func(d *session.Document) error {
 		// Marked archived while its live session still runs (its files
 		// move when it closes), or already in the archive: read-only both.
@@ -200,7 +212,15 @@ func (s *Server) patchSession(c echo.Context) error {
 		// otherwise.
 		s.publishStoredPanel(sum.ID)
 	}
-	return c.JSON(http.StatusOK, sum)
+	return c.JSON(http.StatusOK, patchAnswer{Summary: sum, Notice: notice})
+}
+
+// patchAnswer is the header after a PATCH, with what the person should
+// know of it: a model taken as written because its provider could not
+// list its models.
+type patchAnswer struct {
+	session.Summary
+	Notice string `json:"notice,omitempty"`
 }
 
 // updateSession changes a session's document through its live session when

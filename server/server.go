@@ -76,6 +76,7 @@ type Server struct {
 	live   *live.Manager
 	feed   *feed
 	snaps  *snapshot.Store // nil with undo off
+	served *servedCache    // what each provider serves (/model)
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -114,6 +115,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.feed = newFeed(opts.Sessions, s.events, opts.Logger, opts.WatchInterval)
 	s.events.observe = s.feed.observe
 	s.snaps = snapshotStore(opts)
+	s.served = newServedCache(opts.Now)
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,

@@ -10,8 +10,8 @@
 //   [data-composer][data-retry-url][data-session-url]
 
 import { APIError, api } from './http.js';
-import { setTitle, showError } from './app.js';
-import { button, el } from './dom.js';
+import { fragment, setTitle, showError } from './app.js';
+import { el } from './dom.js';
 import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
@@ -125,37 +125,22 @@ async function patchSession(change) {
 async function chooseModel(name) {
   const h = await patchSession({ model: name });
   setModel(typeof h?.model === 'string' ? h.model : name);
-  note(`Model: ${currentModel() || 'default'}`);
+  // A model taken as written (its provider could not list its models).
+  const notice = typeof h?.notice === 'string' && h.notice ? ` (${h.notice})` : '';
+  note(`Model: ${currentModel() || 'default'}${notice}`);
 }
 
-function modelName(m) {
-  if (typeof m === 'string') return m;
-  return m?.name || m?.id || m?.model || '';
-}
-
+// listModels shows the server's /model panel: the models each configured
+// provider serves and settings name, with window and price, and why a
+// provider could not list its models.
 async function listModels() {
   const data = await api('GET', '/api/models');
   const panel = composer.querySelector('[data-model-list]');
-  const head = el('div', 'panel-head');
-  head.append(el('h2', '', 'Models'));
-  const close = button('×', 'panel-close');
-  close.dataset.closePanel = '';
-  close.setAttribute('aria-label', 'Close the list of models');
-  head.append(close);
-  panel.replaceChildren(head);
-  const none = !Array.isArray(data?.models) || data.models.length === 0;
-  if (data?.configured === false || (none && typeof data?.help === 'string' && data.help)) {
-    panel.append(el('p', 'provider-help-text', data?.help || 'No model provider is configured.'));
-  }
-  const ul = el('ul', 'models');
-  const current = currentModel();
-  for (const m of Array.isArray(data?.models) ? data.models : []) {
-    const name = modelName(m);
-    if (!name) continue;
-    const li = el('li');
-    const b = button(name, 'model-choice');
-    b.dataset.model = name;
-    if (name === current || (!current && name === data.default)) b.setAttribute('aria-current', 'true');
+  panel.replaceChildren(fragment(typeof data?.html === 'string' ? data.html : ''));
+  const current = currentModel() || data?.default;
+  for (const b of panel.querySelectorAll('[data-model]')) {
+    const name = b.dataset.model;
+    if (name === current) b.setAttribute('aria-current', 'true');
     b.addEventListener('click', async () => {
       try {
         await chooseModel(name);
@@ -165,12 +150,7 @@ async function listModels() {
         showError(`Could not switch the model: ${err.message}`);
       }
     });
-    li.append(b);
-    if (name === data.default) li.append(el('span', 'model-default', 'default'));
-    ul.append(li);
   }
-  if (ul.children.length) panel.append(ul);
-  else if (panel.children.length === 1) panel.append(el('p', 'empty', 'No models are listed.'));
   openPanel(panel);
 }
 

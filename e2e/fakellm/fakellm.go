@@ -79,6 +79,7 @@ func New(opts ...Option) *Server {
 	}
 	s.mux.HandleFunc("POST /v1/messages", s.withBody(s.handleAnthropic))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withBody(s.handleOpenAI))
+	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /_requests", s.handleRequests)
 	s.mux.HandleFunc("POST /_reset", s.handleReset)
 	s.mux.HandleFunc("GET /_cache", s.handleCache)

@@ -20,6 +20,7 @@ import (
 type openaiClient struct {
 	name   string
 	sdk    openai.ChatCompletionService
+	models openai.ModelService // GET /v1/models, for /model's list
 	images ImageReader
 	// official is api.openai.com, which takes max_completion_tokens; the
 	// local servers (Ollama, llama.cpp, vLLM) know max_tokens.
@@ -52,6 +53,7 @@ func NewOpenAI(cfg ProviderConfig, images ImageReader) Client {
 	return &openaiClient{
 		name:     cfg.Name,
 		sdk:      openai.NewChatCompletionService(opts...),
+		models:   openai.NewModelService(opts...),
 		images:   images,
 		official: isOfficialOpenAI(cfg.BaseURL),
 		idle:     streamIdle(cfg),
