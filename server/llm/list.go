@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 )
@@ -56,14 +57,35 @@ func (c *anthropicClient) list(ctx context.Context) ([]ServedModel, error) {
 	return out, nil
 }
 
+// list pages through an OpenAI-compatible server's models; of OpenAI's
+// own, only those a chat completion takes.
 func (c *openaiClient) list(ctx context.Context) ([]ServedModel, error) {
 	pager := c.models.ListAutoPaging(ctx)
 	var out []ServedModel
 	for pager.Next() && len(out) < maxListed {
-		out = append(out, ServedModel{ID: pager.Current().ID})
+		id := pager.Current().ID
+		if c.official && !chatModel(id) {
+			continue
+		}
+		out = append(out, ServedModel{ID: id})
 	}
 	if err := pager.Err(); err != nil {
 		return nil, c.classify(ctx, err, false)
 	}
 	return out, nil
+}
+
+// notChat are words in the IDs of the models api.openai.com lists that no
+// chat completion takes (embeddings, speech, images, moderation, realtime
+// and legacy completions): /model offers models to talk to. A local
+// server lists what it serves and is taken at its word.
+var notChat = []string{"embedding", "tts", "whisper", "dall-e", "image", "moderation", "transcribe", "realtime", "audio", "sora", "davinci", "babbage", "computer-use"}
+
+func chatModel(id string) bool {
+	for _, w := range notChat {
+		if strings.Contains(id, w) {
+			return false
+		}
+	}
+	return true
 }
