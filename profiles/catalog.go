@@ -37,6 +37,20 @@ type Tokens struct {
 	CacheWrite1h int64 // written with the 1-hour lifetime
 }
 
+// TokensOf sorts an answer's usage as session.Usage counts it into
+// Tokens: cache writes are priced at the lifetime cache_ttl asks for
+// (Anthropic's usage does not say which one a write had). input is the
+// uncached input.
+func (s Settings) TokensOf(input, output, cacheRead, cacheWrite int64) Tokens {
+	t := Tokens{Input: input, Output: output, CacheRead: cacheRead}
+	if s.CacheTTL == CacheTTL5m {
+		t.CacheWrite = cacheWrite
+	} else {
+		t.CacheWrite1h = cacheWrite
+	}
+	return t
+}
+
 // CatalogModel is one model of the catalogue: its provider's model ID,
 // its context window in tokens and its list price.
 type CatalogModel struct {

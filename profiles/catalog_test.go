@@ -154,3 +154,21 @@ func TestCatalogWindows(t *testing.T) {
 		}
 	}
 }
+
+func TestTokensOfPricesWritesAtTheCacheTTL(t *testing.T) {
+	s := profiles.DefaultSettings()
+	tests := []struct {
+		ttl  string
+		want float64 // Sonnet 4.5: 1M written
+	}{
+		{profiles.CacheTTL1h, 6},
+		{profiles.CacheTTL5m, 3.75},
+	}
+	for _, tt := range tests {
+		s.CacheTTL = tt.ttl
+		got, _ := s.Cost("anthropic/claude-sonnet-4-5", s.TokensOf(0, 0, 0, 1e6))
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("cache_ttl %s: a million written costs %v, want %v", tt.ttl, got, tt.want)
+		}
+	}
+}
