@@ -13,19 +13,19 @@ test('a reload mid-thought shows the thinking so far', async ({ page, myco, fake
   await input.press('Enter');
   await expect(page.getByTestId('steering-chip')).toHaveText('think high');
 
-  const words = Array.from({ length: 40 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`).join(' ');
+  const words = Array.from({ length: 120 }, (_, i) => `w${String(i + 1).padStart(3, '0')}`).join(' ');
   await input.fill(`[[think:${words}]] [[delay:150ms]] [[say:the answer]]`);
   await input.press('Enter');
   const streaming = page.locator('[data-testid="message"][data-streaming] [data-testid="thinking-text"]');
-  await expect(streaming).toContainText('w03');
+  await expect(streaming).toContainText('w003');
 
   await page.reload();
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   // Still thinking: the block starts from the first word, not from the
   // reconnect.
-  await expect(streaming).toContainText('w01 w02 w03');
+  await expect(streaming).toContainText('w001 w002 w003');
   const answer = page.locator('[data-testid="message"][data-role="assistant"]').last();
-  await expect(answer).toContainText('the answer', { timeout: 30_000 });
+  await expect(answer).toContainText('the answer', { timeout: 45_000 });
   await answer.getByTestId('thinking-summary').click();
   await expect(answer.getByTestId('thinking-text')).toHaveText(words);
 });
