@@ -41,7 +41,7 @@ type env struct {
 const usage = `myco - work with an LLM agent from a browser tab
 
 Usage:
-  myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server and open the home page
+  myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server, on its last address, and open the home page
   myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
   myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
   myco sessions show ID [--json]                        print a session, its old transcripts too (or its document as JSON)
@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	fs := newFlagSet("myco", stderr)
 	profile := fs.String("profile", "", "profile name (default \"default\")")
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (loopback only)")
+	addr := fs.String("addr", "", "address to listen on (loopback only; default: the profile's last one, else 127.0.0.1:0)")
 	noOpen := fs.Bool("no-open", false, "print the URL instead of opening a browser")
 	resume := fs.String("resume", "", "open this session (an ID prefix is enough)")
 	if err := fs.Parse(args); err != nil {

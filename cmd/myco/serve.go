@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -153,15 +154,11 @@ func recoverJournals(e env, st *stores) {
 }
 
 func runServer(ctx context.Context, e env, st *stores, settings profiles.Settings, page string, opts serveOptions) error {
-	ln, err := listenLoopback(opts.addr)
+	ln, token, err := listenRemembered(e, st.profile, opts.addr)
 	if err != nil {
 		return err
 	}
 	cwd, _ := os.Getwd()
-	token, err := newToken()
-	if err != nil {
-		return err
-	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
 		Cwd: cwd, Settings: profiles.NewLiveSettings(settings), ProfileDir: st.profile.Dir,
@@ -193,6 +190,40 @@ func runServer(ctx context.Context, e env, st *stores, settings profiles.Setting
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// anyPort is where a profile with no remembered address listens.
+const anyPort = "127.0.0.1:0"
+
+// listenRemembered listens where the profile's server listened last, with
+// the same token (address.json), so that a tab left open reconnects after
+// a restart and a bookmark keeps working. flagAddr (--addr) overrides the
+// place, not the token. A remembered port that another program took falls
+// back to a new one, said on stderr.
+func listenRemembered(e env, p *profiles.Profile, flagAddr string) (net.Listener, string, error) {
+	saved, err := profiles.ReadAddress(p.AddressPath())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "myco: %v; taking a new address and token\n", err)
+	}
+	token := saved.Token
+	if token == "" {
+		if token, err = newToken(); err != nil {
+			return nil, "", err
+		}
+	}
+	addr := cmp.Or(flagAddr, saved.Addr, anyPort)
+	ln, err := listenLoopback(addr)
+	if err != nil && flagAddr == "" && saved.Addr != "" {
+		fmt.Fprintf(e.stderr, "myco: the profile's address %s is taken (%v): listening on a new port; tabs open on the old one must be opened again\n", saved.Addr, err)
+		ln, err = listenLoopback(anyPort)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := profiles.WriteAddress(p.AddressPath(), profiles.Address{Addr: ln.Addr().String(), Token: token}); err != nil {
+		fmt.Fprintf(e.stderr, "myco: %v; the next start takes a new address\n", err)
+	}
+	return ln, token, nil
 }
 
 // listenLoopback listens on addr, which must be a loopback address: the
