@@ -20,7 +20,7 @@ export class Myco {
   url = '';
   token = '';
   proc?: ChildProcess;
-  private stderr = '';
+  stderr = '';
 
   constructor() {
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-e2e-'));
@@ -63,9 +63,13 @@ export class Myco {
     });
   }
 
-  // start runs `myco --no-open` and waits for the line with its URL.
-  async start(extraArgs: string[] = []): Promise<void> {
-    this.proc = spawn(MYCO_BIN, ['--profile', PROFILE, '--no-open', '--addr', '127.0.0.1:0', ...extraArgs], {
+  // start runs `myco --no-open` and waits for the line with its URL. By
+  // default it listens on a new port (--addr 127.0.0.1:0); addr null
+  // passes no --addr, so myco takes the profile's remembered address.
+  async start(extraArgs: string[] = [], addr: string | null = '127.0.0.1:0'): Promise<void> {
+    const where = addr === null ? [] : ['--addr', addr];
+    this.stderr = '';
+    this.proc = spawn(MYCO_BIN, ['--profile', PROFILE, '--no-open', ...where, ...extraArgs], {
       env: this.env(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -58,10 +58,10 @@ func recentFolders(sums []session.Summary, limit int) []string {
 	return out
 }
 
-// providerHelpPage says how to configure a model provider: the help the
-// pages link to from their one line, so it never covers a conversation.
+// providerHelpPage was the help text on configuring a provider; the
+// Settings page does it now, and old links lead there.
 func (s *Server) providerHelpPage(c echo.Context) error {
-	return render(c, http.StatusOK, web.ProviderHelpPage(s.opts.Models.Help(), s.opts.Models.Configured(), s.opts.Profile))
+	return c.Redirect(http.StatusSeeOther, web.SettingsURL)
 }
 
 // sessionRowsPartial is the list the search box and "Load more" fetch.

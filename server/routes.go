@@ -16,7 +16,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Use(middleware.Recover())
-	e.Use(securityHeaders, s.checkHost, s.authenticate, s.checkOrigin)
+	e.Use(securityHeaders, s.checkHost, s.authenticate, s.checkOrigin, s.settingsNotice)
 
 	e.GET("/", s.homePage)
 	e.GET("/archived", s.archivedPage)
@@ -25,6 +25,9 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/partials/sidebar", s.sidebarPartial)
 	e.GET("/partials/new-session", s.newSessionForm)
 	e.GET("/help/providers", s.providerHelpPage)
+	e.GET("/settings", s.settingsPage)
+	e.POST("/settings", s.saveSettings)
+	e.POST("/settings/key", s.saveKey)
 	e.GET("/s/:id", s.sessionPage)
 	e.GET("/s/:id/messages", s.messagesPartial)
 	e.GET("/s/:id/inline/:message/:block", s.inlineImage)
@@ -70,6 +73,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/redo", s.postRedo)
 	api.GET("/sessions/:id/diff", s.getDiff)
 	api.GET("/models", s.listModels)
+	api.GET("/settings", s.settingsJSON)
 	api.POST("/images", s.uploadImage)
 	api.GET("/search", s.search)
 	api.GET("/events", s.profileEvents)

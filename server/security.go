@@ -95,10 +95,15 @@ func (s *Server) validToken(tok string) bool {
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1
 }
 
+// cookieMaxAge keeps the cookie across a browser's restart: the profile
+// keeps its token (address.json), so a bookmark opens without the link
+// myco printed. A new token (address.json removed) makes it useless.
+const cookieMaxAge = 30 * 24 * 60 * 60
+
 func (s *Server) setCookie(c echo.Context) {
 	c.SetCookie(&http.Cookie{
 		Name: s.cookieName(), Value: s.opts.Token, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: cookieMaxAge,
 	})
 }
 

@@ -45,8 +45,11 @@ type Options struct {
 	// ProfileDir is the profile's folder, which the agent's file tools
 	// never read or change.
 	ProfileDir string
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// Getenv reads myco's environment, for the Settings page to say
+	// whether a provider's key variable is set; nil reads nothing.
+	Getenv func(string) string
+	Logger *slog.Logger
+	Now    func() time.Time
 	// WatchInterval is how often open sessions' files are checked for
 	// changes made by other processes (the CLI, an editor); 0 means 2s.
 	WatchInterval time.Duration

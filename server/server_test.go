@@ -218,7 +218,7 @@ func TestAuthentication(t *testing.T) {
 					t.Errorf("redirect leaves the server: %q", loc)
 				}
 				ck := resp.Header.Get("Set-Cookie")
-				for _, want := range []string{"myco_token_" + port(ts) + "=" + testToken, "HttpOnly", "SameSite=Strict"} {
+				for _, want := range []string{"myco_token_" + port(ts) + "=" + testToken, "HttpOnly", "SameSite=Strict", "Max-Age=2592000"} {
 					if !strings.Contains(ck, want) {
 						t.Errorf("Set-Cookie %q lacks %q", ck, want)
 					}

@@ -122,23 +122,24 @@ func TestNewSessionForm(t *testing.T) {
 }
 
 // TestProviderLine checks that without a provider the home page says so in
-// one line that links to the help page, and that page shows the help.
+// one line that leads to the Settings page, where the old help page leads
+// too.
 func TestProviderLine(t *testing.T) {
 	ts := newTestServer(t)
 	resp := ts.do("GET", "/", nil, "Accept", "text/html")
 	wantStatus(t, resp, http.StatusOK)
 	d := parseDoc(t, resp)
 	line := d.Find(`[data-testid="provider-line"]`)
-	if line.Length() != 1 || line.Find("a").AttrOr("href", "") != "/help/providers" {
-		t.Fatalf("provider line %q, want one linking to /help/providers", line.Text())
+	if line.Length() != 1 || line.Find("a").AttrOr("href", "") != "/settings" {
+		t.Fatalf("provider line %q, want one linking to /settings", line.Text())
 	}
 	if d.Find(`[data-testid="start-button"]`).Length() != 1 {
 		t.Error("an empty home page offers no New session button")
 	}
 	resp = ts.do("GET", "/help/providers", nil, "Accept", "text/html")
-	wantStatus(t, resp, http.StatusOK)
-	if got := parseDoc(t, resp).Find(".help-text").Text(); !strings.Contains(got, "ANTHROPIC_API_KEY") {
-		t.Errorf("help page says %q, want the provider help", got)
+	wantStatus(t, resp, http.StatusSeeOther)
+	if got := resp.Header.Get("Location"); got != "/settings" {
+		t.Errorf("/help/providers leads to %q, want /settings", got)
 	}
 }
 

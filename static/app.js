@@ -26,6 +26,7 @@ import { initSidebar } from './sidebar.js';
 import { initPanelDrawer } from './paneldrawer.js';
 import { followListing } from './listing.js';
 import { forkMessage } from './lineage.js';
+import { initSettings } from './settings.js';
 import './highlight.js';
 import './copy.js';
 
@@ -487,3 +488,4 @@ initThreads();
 initStream();
 initChat();
 initCompaction();
+initSettings();

@@ -36,16 +36,16 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	settings, warnings, err := profiles.LoadSettingsWarnings(st.profile.SettingsPath())
+	settings, err := profiles.LoadLiveSettings(st.profile.SettingsPath(), e.getenv)
 	if err != nil {
 		return err
 	}
 	// Where a settings error is told, before anything else: a key myco
 	// ignores is most often a typo the person wants to hear of.
+	warnings, _ := settings.Problems()
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "myco: warning: %s\n", w)
 	}
-	settings = settings.ApplyEnv(e.getenv)
 	page := "/"
 	if opts.resume != "" {
 		id, err := st.resolve(e, opts.resume)
@@ -153,7 +153,7 @@ func recoverJournals(e env, st *stores) {
 	}
 }
 
-func runServer(ctx context.Context, e env, st *stores, settings profiles.Settings, page string, opts serveOptions) error {
+func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
 	ln, token, err := listenRemembered(e, st.profile, opts.addr)
 	if err != nil {
 		return err
@@ -161,8 +161,10 @@ func runServer(ctx context.Context, e env, st *stores, settings profiles.Setting
 	cwd, _ := os.Getwd()
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
-		Cwd: cwd, Settings: profiles.NewLiveSettings(settings), ProfileDir: st.profile.Dir,
-		Models: llm.NewRegistry(settings, e.getenv, st.images).WithSettingsPath(st.profile.SettingsPath()),
+		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv,
+		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
+			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
+		}),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}, ln)
 	if err != nil {
@@ -177,6 +179,7 @@ func runServer(ctx context.Context, e env, st *stores, settings profiles.Setting
 	defer profiles.RemoveServerInfo(st.profile.ServerPath(), info.PID)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ctx, ln) }()
+	go watchSettings(ctx, e, settings)
 	link := srv.URL() + page + "?token=" + token
 	fmt.Fprintf(e.stdout, "myco is serving profile %q at %s\n", st.profile.Name, link)
 	if !opts.noOpen {
@@ -224,6 +227,31 @@ func listenRemembered(e env, p *profiles.Profile, flagAddr string) (net.Listener
 		fmt.Fprintf(e.stderr, "myco: %v; the next start takes a new address\n", err)
 	}
 	return ln, token, nil
+}
+
+// watchSettings reloads settings.json as it changes and says so on
+// stderr; the pages say it too (a banner) while the file is broken.
+func watchSettings(ctx context.Context, e env, settings *profiles.LiveSettings) {
+	first := true // the watch's first read: serve told its warnings
+	err := settings.Watch(ctx, func(err error) {
+		wasFirst := first
+		first = false
+		if err != nil {
+			fmt.Fprintf(e.stderr, "myco: %v (the last good settings stay in force)\n", err)
+			return
+		}
+		if wasFirst {
+			return
+		}
+		fmt.Fprintf(e.stderr, "myco: settings read from %s\n", settings.Path())
+		warnings, _ := settings.Problems()
+		for _, w := range warnings {
+			fmt.Fprintf(e.stderr, "myco: warning: %s\n", w)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "myco: %v: edits of the file need a restart\n", err)
+	}
 }
 
 // listenLoopback listens on addr, which must be a loopback address: the

@@ -136,7 +136,7 @@ test('without a provider the pages say so in one line, and nothing covers the co
     await page.goto(myco.link('/'));
     const line = page.getByTestId('provider-line');
     await expect(line).toBeVisible();
-    await expect(line.getByRole('link', { name: 'how to set one up' })).toHaveAttribute('href', '/help/providers');
+    await expect(line.getByRole('link', { name: 'set one up in Settings' })).toHaveAttribute('href', '/settings');
     await page.screenshot({ path: `/tmp/h10-home-noprovider-${size.name}.png` });
 
     await page.goto(myco.link(`/s/${id}`));
@@ -152,8 +152,9 @@ test('without a provider the pages say so in one line, and nothing covers the co
     await page.screenshot({ path: `/tmp/h10-session-noprovider-${size.name}.png` });
   }
 
-  // The help opens on demand, on its own page.
-  await page.getByTestId('provider-help').getByRole('link', { name: 'how to set one up' }).click();
-  await expect(page).toHaveURL(/\/help\/providers$/);
-  await expect(page.getByTestId('provider-help-page')).toContainText('ANTHROPIC_API_KEY');
+  // The link leads to the Settings page, which sets a provider up.
+  await page.getByTestId('provider-help').getByRole('link', { name: 'set one up in Settings' }).click();
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(page.getByTestId('provider-row').filter({ hasText: 'anthropic' }).getByTestId('key-status')).toContainText('ANTHROPIC_API_KEY is not set');
+  await expect(page.getByTestId('key-form').filter({ hasText: 'anthropic' })).toBeVisible();
 });

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"myco/profiles"
@@ -31,4 +33,31 @@ func TestSettingsReachAnOpenSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantOutcome(t, <-done, false, "Edited")
+}
+
+// TestStoredKeyIsOutOfTheAgentsReach: a key the Settings page stores lives
+// in the profile folder, which the file tools refuse and plan mode's
+// sandbox hides, like the rest of myco's data.
+func TestStoredKeyIsOutOfTheAgentsReach(t *testing.T) {
+	e := newFileEnv(t, allowEdits)
+	s := e.newSession(t)
+	if err := profiles.SaveKey(e.profile, "anthropic", "sk-ant-stored"); err != nil {
+		t.Fatal(err)
+	}
+	path, err := profiles.KeyFilePath(e.profile, "anthropic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, s, "read_file", map[string]any{"path": path})
+	wantOutcome(t, out, true, "is denied")
+	if strings.Contains(out.output, "sk-ant-stored") {
+		t.Errorf("read_file showed the key: %s", out.output)
+	}
+	hidden := false
+	for _, p := range s.m.hiddenFromPlans() {
+		hidden = hidden || strings.HasPrefix(path, p+string(filepath.Separator))
+	}
+	if !hidden {
+		t.Errorf("plan mode's sandbox hides %v, not the key file %s", s.m.hiddenFromPlans(), path)
+	}
 }

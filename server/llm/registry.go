@@ -41,6 +41,11 @@ type Registry struct {
 	keyEnv       map[string]string  // the variable holding each provider's key
 	settingsPath string
 	idle         time.Duration // settings stream_idle_timeout
+	// keyDir is the profile folder whose stored keys (profiles.SaveKey)
+	// come before the environment; "" reads none.
+	keyDir string
+	// stored are the providers whose key came from the profile.
+	stored map[string]bool
 }
 
 // NewRegistry builds the clients of every provider the settings name and
@@ -49,10 +54,20 @@ type Registry struct {
 // base URL; any other provider needs a base_url, and a key only when it
 // is OpenAI itself. getenv reads the environment; nil reads nothing.
 func NewRegistry(settings profiles.Settings, getenv func(string) string, images ImageReader) *Registry {
+	return NewProfileRegistry(settings, getenv, images, "")
+}
+
+// NewProfileRegistry is NewRegistry that takes a provider's key from the
+// profile at profileDir when one is stored there (the Settings page keeps
+// it so), before the environment.
+func NewProfileRegistry(settings profiles.Settings, getenv func(string) string, images ImageReader, profileDir string) *Registry {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	r := &Registry{clients: map[string]Client{}, problems: map[string]problem{}, keyEnv: map[string]string{}, idle: settings.StreamIdle()}
+	r := &Registry{
+		clients: map[string]Client{}, problems: map[string]problem{}, keyEnv: map[string]string{},
+		idle: settings.StreamIdle(), keyDir: profileDir, stored: map[string]bool{},
+	}
 	for name, p := range settings.Providers {
 		r.add(name, p, getenv, images)
 	}
@@ -75,6 +90,15 @@ func (r *Registry) add(name string, p profiles.Provider, getenv func(string) str
 	cfg := ProviderConfig{Name: name, BaseURL: p.BaseURL, StreamIdle: r.idle}
 	if keyEnv != "" {
 		cfg.APIKey = getenv(keyEnv)
+	}
+	if key, err := profiles.ReadKey(r.keyDir, name); err != nil || key != "" {
+		// A stored key that cannot be read is a problem, not a fallback
+		// to the environment: the person chose to store one.
+		if err != nil {
+			r.problems[name] = problem{missing: err.Error()}
+			return
+		}
+		cfg.APIKey, r.stored[name] = key, true
 	}
 	if p, bad := check(name, cfg, keyEnv); bad {
 		r.problems[name] = p
@@ -101,8 +125,8 @@ func check(name string, cfg ProviderConfig, keyEnv string) (problem, bool) {
 	switch {
 	case name != ProviderAnthropic && cfg.BaseURL == "":
 		return problem{missing: "it has no base_url"}, true
-	case needsKey && keyEnv == "":
-		return problem{missing: "it has no api_key_env"}, true
+	case needsKey && keyEnv == "" && cfg.APIKey == "":
+		return problem{missing: "it has no api_key_env and no stored key"}, true
 	case needsKey && cfg.APIKey == "":
 		return problem{missing: keyEnv + " is not set", inEnv: true}, true
 	}
@@ -133,9 +157,9 @@ func (r *Registry) fix(provider string) string {
 
 func (r *Registry) howTo(provider string, p problem) string {
 	if p.inEnv {
-		return fmt.Sprintf("set %s in the environment myco starts from, then restart myco", r.keyEnv[provider])
+		return fmt.Sprintf("store a key on the Settings page (/settings), or set %s in the environment myco starts from and restart myco", r.keyEnv[provider])
 	}
-	return fmt.Sprintf("set providers.%s in %s", provider, r.settingsFile())
+	return fmt.Sprintf("set providers.%s on the Settings page (/settings) or in %s", provider, r.settingsFile())
 }
 
 // Configured reports whether at least one provider can be called.
@@ -157,9 +181,9 @@ func (r *Registry) settingsFile() string {
 // one up, and what is missing now.
 func (r *Registry) Help() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `No model provider is configured, so the agent cannot answer yet.
+	fmt.Fprintf(&b, `No model provider is configured, so the agent cannot answer yet. The Settings page (/settings) sets one up without a restart: a provider's base URL, and its key, stored in the profile or read from an environment variable.
 
-To use Anthropic, set your API key in the environment myco starts from, then restart myco:
+Or, to use Anthropic, set your API key in the environment myco starts from, then restart myco:
 
     export %s=sk-ant-...
 
@@ -172,7 +196,7 @@ To use an OpenAI-compatible server (OpenAI, Ollama, llama.cpp, vLLM), name it in
       }
     }
 
-A key is read from the environment variable that api_key_env names, never from the file. A local server needs no key; OpenAI itself (https://api.openai.com/v1) does.
+A key is read from the environment variable that api_key_env names, or from the profile when stored on the Settings page; never from settings.json. A local server needs no key; OpenAI itself (https://api.openai.com/v1) does.
 `, r.anthropicKeyEnv(), r.settingsFile())
 	if len(r.problems) > 0 {
 		b.WriteString("\nWhat myco found:\n")

@@ -22,6 +22,7 @@ func TestHelpWhenNothingConfigured(t *testing.T) {
 	help := reg.Help()
 	for _, want := range []string{
 		"export ANTHROPIC_API_KEY=",
+		"Settings page (/settings)",
 		"/home/ana/.local/share/myco/profiles/default/settings.json",
 		`"base_url": "http://127.0.0.1:11434/v1"`,
 		"ANTHROPIC_API_KEY is not set",
