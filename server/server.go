@@ -7,11 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -185,16 +188,46 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // snapshotStore is the profile's snapshot store for /undo, /redo and
-// /diff; nil when settings say undo: false (or there is no profile). Read
-// once: undo and the denied paths it keeps out take effect at a restart.
+// /diff; nil when there is no profile. It is opened whatever the settings
+// say of undo, which live reads at each turn, so turning undo on applies
+// without a restart.
 func snapshotStore(opts Options) *snapshot.Store {
-	st := opts.Settings.Current()
-	if !st.Undoes() || opts.ProfileDir == "" {
+	if opts.ProfileDir == "" {
 		return nil
 	}
 	// The file tools' denied-path rule: no secret and none of myco's data
 	// (every profile, this one's snapshots among them) is ever copied into
 	// the store, shown by /diff or restored by /undo.
-	deny := tools.DeniedRule(st.DeniedPaths, opts.ProfileDir)
+	deny := &liveDenied{settings: opts.Settings, profileDir: opts.ProfileDir}
 	return snapshot.Open(filepath.Join(opts.ProfileDir, "snapshots"), deny)
 }
+
+// liveDenied is the denied-path rule of the settings in force: an edit of
+// denied_paths reaches the next snapshot. The rule is built again only
+// when the list changed (it resolves each entry's links).
+type liveDenied struct {
+	settings   *profiles.LiveSettings
+	profileDir string
+
+	mu    sync.Mutex
+	paths []string
+	rule  *tools.Denied
+}
+
+var _ snapshot.Rule = (*liveDenied)(nil)
+
+func (d *liveDenied) current() *tools.Denied {
+	paths := d.settings.Current().DeniedPaths
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rule == nil || !slices.Equal(paths, d.paths) {
+		d.paths, d.rule = paths, tools.DeniedRule(paths, d.profileDir)
+	}
+	return d.rule
+}
+
+// Denies is the current rule's.
+func (d *liveDenied) Denies(abs string) bool { return d.current().Denies(abs) }
+
+// Twins is the current rule's.
+func (d *liveDenied) Twins() func(fs.FileInfo) bool { return d.current().Twins() }

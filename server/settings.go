@@ -59,7 +59,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 	v := web.SettingsView{
 		Profile: s.opts.Profile, Path: s.opts.Settings.Path(),
 		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel,
-		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit,
+		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
 	}
@@ -78,6 +78,9 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 		}
 		if m.AutoCompactAt != nil {
 			mv.AutoCompactAt = strconv.Itoa(*m.AutoCompactAt)
+		}
+		if m.Price != nil {
+			mv.PriceInput, mv.PriceOutput = decimal(m.Price.Input), decimal(m.Price.Output)
 		}
 		v.Models = append(v.Models, mv)
 	}
@@ -170,6 +173,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("title_model", &v.TitleModel)
 	get("approvals.bash", &v.Bash)
 	get("approvals.edit", &v.Edit)
+	get("cache_ttl", &v.CacheTTL)
 	get("stream_idle_timeout", &v.StreamIdle)
 	v.Undo, v.Todo, v.Notify = form.Has("undo"), form.Has("todo"), form.Has("notifications")
 	for i := range v.Providers {
@@ -181,6 +185,8 @@ func fillForm(v *web.SettingsView, form url.Values) {
 		m := &v.Models[i]
 		get(m.Field+".context_window", &m.ContextWindow)
 		get(m.Field+".auto_compact_at", &m.AutoCompactAt)
+		get(m.Field+".price.input", &m.PriceInput)
+		get(m.Field+".price.output", &m.PriceOutput)
 	}
 	for i := range v.Personalities {
 		get(v.Personalities[i].Field, &v.Personalities[i].Instructions)
@@ -191,6 +197,8 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("new_model", &v.NewModel.Name)
 	get("new_model.context_window", &v.NewModel.ContextWindow)
 	get("new_model.auto_compact_at", &v.NewModel.AutoCompactAt)
+	get("new_model.price.input", &v.NewModel.PriceInput)
+	get("new_model.price.output", &v.NewModel.PriceOutput)
 	get("new_personality", &v.NewPersona.Name)
 	get("new_personality.instructions", &v.NewPersona.Instructions)
 }
@@ -241,6 +249,9 @@ func (s *Server) settingsJSON(c echo.Context) error {
 		"path": s.opts.Settings.Path(), "settings": json.RawMessage(raw), "keys": keys, "problem": problem,
 	})
 }
+
+// decimal writes a price as the page shows it: no trailing zeros.
+func decimal(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // trimmed is the form's value of name without surrounding space.
 func trimmed(form url.Values, name string) string { return strings.TrimSpace(form.Get(name)) }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -37,6 +38,7 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	e.text(doc, "title_model", c.TitleModel, "title_model")
 	e.text(doc, "approvals.bash", c.Approvals.Bash, "approvals", "bash")
 	e.text(doc, "approvals.edit", c.Approvals.Edit, "approvals", "edit")
+	e.text(doc, "cache_ttl", c.CacheTTL, "cache_ttl")
 	if err := e.number(doc, "stream_idle_timeout", strconv.Itoa(c.StreamIdleTimeout), "stream_idle_timeout"); err != nil {
 		return err
 	}
@@ -75,8 +77,24 @@ func (e *settingsEdit) models(doc profiles.SettingsDoc) error {
 		if err := e.number(doc, field+".auto_compact_at", at, "models", name, "auto_compact_at"); err != nil {
 			return err
 		}
+		if err := e.prices(doc, field, m.Price, name); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// prices writes a model's input and output price; cur is the price in
+// force when the settings set one.
+func (e *settingsEdit) prices(doc profiles.SettingsDoc, field string, cur *profiles.Price, name string) error {
+	in, out := "", ""
+	if cur != nil {
+		in, out = decimal(cur.Input), decimal(cur.Output)
+	}
+	if err := e.price(doc, field+".price.input", in, "models", name, "price", "input"); err != nil {
+		return err
+	}
+	return e.price(doc, field+".price.output", out, "models", name, "price", "output")
 }
 
 // added writes the form's new provider, model and personality, if named.
@@ -100,6 +118,9 @@ func (e *settingsEdit) added(doc profiles.SettingsDoc) error {
 			return err
 		}
 		if err := e.number(doc, "new_model.auto_compact_at", "", "models", name, "auto_compact_at"); err != nil {
+			return err
+		}
+		if err := e.prices(doc, "new_model", nil, name); err != nil {
 			return err
 		}
 	}
@@ -143,6 +164,25 @@ func (e *settingsEdit) number(doc profiles.SettingsDoc, field, cur string, path 
 		return &formError{field, "must be a whole number, not " + strconv.Quote(v)}
 	default:
 		doc.Set(json.Number(strconv.Itoa(n)), path...)
+	}
+	return nil
+}
+
+// price is number for a price in dollars, which may have a fraction.
+func (e *settingsEdit) price(doc profiles.SettingsDoc, field, cur string, path ...string) error {
+	if !e.form.Has(field) {
+		return nil
+	}
+	e.fields[pathOf(path)] = field
+	v := trimmed(e.form, field)
+	switch f, err := strconv.ParseFloat(v, 64); {
+	case v == cur:
+	case v == "":
+		doc.Delete(path...)
+	case err != nil || !(f >= 0) || math.IsInf(f, 0):
+		return &formError{field, "must be a price in dollars per million tokens, not " + strconv.Quote(v)}
+	default:
+		doc.Set(json.Number(decimal(f)), path...)
 	}
 	return nil
 }

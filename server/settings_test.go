@@ -61,6 +61,7 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 	form := url.Values{
 		"settings_form": {"1"}, "approvals.bash": {"allow"}, "approvals.edit": {"ask"},
 		`models["anthropic/fake"].context_window`: {"5000"}, `models["anthropic/fake"].auto_compact_at`: {""},
+		`models["anthropic/fake"].price.input`: {"3.5"}, `models["anthropic/fake"].price.output`: {""},
 		"undo": {"on"}, "notifications": {"on"}, "stream_idle_timeout": {"120"},
 		"new_personality": {"terse"}, "new_personality.instructions": {"Answer in one line."},
 	}
@@ -75,7 +76,7 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"denied_paths"`, `"~/private"`, `"MY_TOKEN"`, `"price_note"`, `"future_key"`, `"context_window": 5000`, `"bash": "allow"`, `"terse"`} {
+	for _, want := range []string{`"denied_paths"`, `"~/private"`, `"MY_TOKEN"`, `"price_note"`, `"future_key"`, `"context_window": 5000`, `"input": 3.5`, `"bash": "allow"`, `"terse"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("settings.json lacks %s:\n%s", want, data)
 		}
@@ -89,6 +90,9 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 		t.Errorf("settings.json mode %v, want 0600", fi.Mode().Perm())
 	}
 	st := ls.Current()
+	if p, ok := st.Price("anthropic/fake"); !ok || p.Input != 3.5 {
+		t.Errorf("price in force after the save: %+v %v, want input 3.5", p, ok)
+	}
 	if st.Approvals.Bash != profiles.ApprovalAllow || st.Models["anthropic/fake"].ContextWindow != 5000 || st.Personalities["terse"] == "" {
 		t.Errorf("settings in force after the save: bash %q, window %d, personas %v", st.Approvals.Bash, st.Models["anthropic/fake"].ContextWindow, st.Personalities)
 	}
@@ -106,6 +110,8 @@ func TestSettingsRefusesABadValueBesideItsField(t *testing.T) {
 		{"words for a number", "stream_idle_timeout", "soon", "whole number"},
 		{"compaction past the window", `models["anthropic/fake"].auto_compact_at`, "9000", "larger than context_window"},
 		{"bad base URL", `providers.anthropic.base_url`, "ftp://x", "http or https"},
+		{"a price in words", `models["anthropic/fake"].price.input`, "cheap", "price in dollars"},
+		{"a price that is not a number", `models["anthropic/fake"].price.output`, "NaN", "price in dollars"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ type SettingsView struct {
 	Providers                []ProviderView
 	NewProvider              ProviderView
 	Bash, Edit               string // "ask" or "allow"
+	CacheTTL                 string // "5m" or "1h"
 	Models                   []ModelView
 	NewModel                 ModelView
 	StreamIdle               string // seconds
@@ -46,9 +47,11 @@ type ProviderView struct {
 	EnvSet, Stored               bool
 }
 
-// ModelView is one model's limits; blank fields mean the default.
+// ModelView is one model's limits and price (US dollars per million
+// tokens); blank fields mean the default (the catalogue's price).
 type ModelView struct {
 	Field, Name, ContextWindow, AutoCompactAt string
+	PriceInput, PriceOutput                   string
 }
 
 // PersonaView is one personality: its name and instructions.

@@ -28,11 +28,14 @@ test('a change on the Settings page applies to the next turn, without a restart'
   await expect(tab).toHaveURL(/\/settings$/);
   const model = tab.getByTestId('model-row').filter({ hasText: 'anthropic/fake-model' });
   await model.locator('input[name$=".auto_compact_at"]').fill('12345');
+  await model.locator('input[name$=".price.input"]').fill('3');
   await tab.locator('select[name="approvals.bash"]').selectOption('allow');
   await tab.getByTestId('settings-save').click();
   await expect(tab.getByTestId('settings-saved')).toBeVisible();
   const file = JSON.parse(fs.readFileSync(path.join(myco.profileDir, 'settings.json'), 'utf8'));
-  expect(file.models['anthropic/fake-model']).toEqual({ context_window: 100000, auto_compact_at: 12345 });
+  expect(file.models['anthropic/fake-model']).toEqual({ context_window: 100000, auto_compact_at: 12345, price: { input: 3 } });
+  const applied = await (await myco.api('GET', '/api/settings')).json();
+  expect(applied.settings.models['anthropic/fake-model'].price.input).toBe(3);
   expect(file.approvals).toEqual({ bash: 'allow' });
 
   // The open session tab's next turn: bash runs without asking, and the

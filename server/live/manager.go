@@ -78,7 +78,8 @@ type Options struct {
 	// process); nil: tools.ProbeSandbox.
 	ProbeSandbox func(context.Context) (*tools.Sandbox, error)
 	// Snapshots keeps the session folder's snapshots around each turn,
-	// for /undo, /redo and /diff (undo.go); nil: undo is off.
+	// for /undo, /redo and /diff (undo.go); nil, or the settings' undo
+	// false: undo is off.
 	Snapshots *snapshot.Store
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +60,23 @@ func TestStoredKeyIsOutOfTheAgentsReach(t *testing.T) {
 	}
 	if !hidden {
 		t.Errorf("plan mode's sandbox hides %v, not the key file %s", s.m.hiddenFromPlans(), path)
+	}
+}
+
+// TestUndoFollowsTheSettings: undo turned off in the settings stops the
+// snapshots and /undo at once; turned on again, the next turn is undoable.
+func TestUndoFollowsTheSettings(t *testing.T) {
+	e := newUndoEnv(t)
+	off := false
+	withSettings(&e.opts, func(st *profiles.Settings) { st.Undo = &off })
+	s := e.newSession(t)
+	turn(t, e, s, "first [[say:hello]]")
+	if _, err := s.PlanUndo(); !errors.Is(err, ErrUndoOff) {
+		t.Errorf("PlanUndo with undo off: %v, want ErrUndoOff", err)
+	}
+	withSettings(&e.opts, func(st *profiles.Settings) { st.Undo = nil })
+	turn(t, e, s, "second [[say:again]]")
+	if _, err := s.PlanUndo(); err != nil {
+		t.Errorf("PlanUndo after undo was turned on and a turn ran: %v", err)
 	}
 }

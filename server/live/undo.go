@@ -79,7 +79,7 @@ func afterName(turn string) string  { return turn + ".after" }
 // before snapshot is the first one's. A failure is logged, never the
 // turn's: undo is a safety net, not a gate.
 func (s *Session) snapshotTurn(turn string, after bool) {
-	st := s.m.opts.Snapshots
+	st := s.m.snapshots()
 	if st == nil || turn == "" {
 		return
 	}
@@ -114,6 +114,15 @@ type turnRef struct {
 	thread int
 	index  int
 	undone bool
+}
+
+// snapshots is the store of undo's snapshots, nil while the settings
+// turn undo off (read at each use: a change applies to the next turn).
+func (m *Manager) snapshots() *snapshot.Store {
+	if !m.settings().Undoes() {
+		return nil
+	}
+	return m.opts.Snapshots
 }
 
 // turns lists the session's turns that have a before snapshot, in order.
@@ -223,7 +232,7 @@ var errUndoWhileRunning = fmt.Errorf("%w: undo and redo wait until it ends (or s
 // planFull is plan with the manifests it compared: the target to restore
 // and the folder now.
 func (s *Session) planFull(redo bool) (*UndoPlan, *snapshot.Manifest, *snapshot.Manifest, error) {
-	st := s.m.opts.Snapshots
+	st := s.m.snapshots()
 	if st == nil {
 		return nil, nil, nil, ErrUndoOff
 	}
@@ -349,7 +358,7 @@ type DiffFile struct {
 // A denied path is refused, and no denied file is ever in it: the
 // snapshots hold none, and the folder now is read under the same rule.
 func (s *Session) Diff(since, path string) ([]DiffFile, error) {
-	st := s.m.opts.Snapshots
+	st := s.m.snapshots()
 	if st == nil {
 		return nil, ErrUndoOff
 	}
