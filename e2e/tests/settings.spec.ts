@@ -52,6 +52,7 @@ test('a change on the Settings page applies to the next turn, without a restart'
   await tab.getByTestId('settings-save').click();
   const refused = tab.locator('[data-testid="field-error"][data-field$=".auto_compact_at"]');
   await expect(refused).toContainText('must not be larger than context_window');
+  await tab.screenshot({ path: '/tmp/shots-settings/refused.png', fullPage: true });
   expect(JSON.parse(fs.readFileSync(path.join(myco.profileDir, 'settings.json'), 'utf8')).models['anthropic/fake-model'].auto_compact_at).toBe(12345);
 });
 
@@ -78,6 +79,7 @@ test('a broken settings file keeps the last good settings and says so on every p
   await page.reload();
   await expect(banner).toBeVisible();
   await expect(page.getByTestId('settings-banner-where')).toHaveText(new RegExp(`^${file}:3:\\d+$`));
+  await page.screenshot({ path: '/tmp/shots-settings/banner.png' });
   await expect(banner).toContainText('whenever');
   await page.goto(myco.link(`/s/${id}`));
   await expect(banner).toContainText('cannot be used');
