@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"myco/server/live"
 	"myco/server/llm"
 )
 
@@ -25,6 +26,14 @@ type modelLister interface {
 	Providers() []string
 	ListModels(ctx context.Context, provider string) ([]llm.ServedModel, error)
 }
+
+// The registry myco serves with is found a lister by type assertion:
+// these guards keep a method added to one from being missed by the other.
+var (
+	_ modelLister = (*llm.Registry)(nil)
+	_ modelLister = (*llm.LiveRegistry)(nil)
+	_ live.Models = (*llm.LiveRegistry)(nil)
+)
 
 // servedCache keeps each provider's listing for a while and asks a
 // provider once however many requests want its list at the same moment.

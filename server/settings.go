@@ -58,7 +58,7 @@ func (s *Server) settingsPage(c echo.Context) error {
 func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 	v := web.SettingsView{
 		Profile: s.opts.Profile, Path: s.opts.Settings.Path(),
-		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel,
+		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel, FastModel: st.FastModel,
 		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
@@ -171,6 +171,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	}
 	get("default_model", &v.DefaultModel)
 	get("title_model", &v.TitleModel)
+	get("fast_model", &v.FastModel)
 	get("approvals.bash", &v.Bash)
 	get("approvals.edit", &v.Edit)
 	get("cache_ttl", &v.CacheTTL)

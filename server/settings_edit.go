@@ -36,6 +36,7 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	c := e.cur
 	e.text(doc, "default_model", c.DefaultModel, "default_model")
 	e.text(doc, "title_model", c.TitleModel, "title_model")
+	e.text(doc, "fast_model", c.FastModel, "fast_model")
 	e.text(doc, "approvals.bash", c.Approvals.Bash, "approvals", "bash")
 	e.text(doc, "approvals.edit", c.Approvals.Edit, "approvals", "edit")
 	e.text(doc, "cache_ttl", c.CacheTTL, "cache_ttl")

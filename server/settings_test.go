@@ -63,7 +63,7 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 		`models["anthropic/fake"].context_window`: {"5000"}, `models["anthropic/fake"].auto_compact_at`: {""},
 		`models["anthropic/fake"].price.input`: {"3.5"}, `models["anthropic/fake"].price.output`: {""},
 		"undo": {"on"}, "notifications": {"on"}, "stream_idle_timeout": {"120"},
-		"new_personality": {"terse"}, "new_personality.instructions": {"Answer in one line."},
+		"fast_model": {"anthropic/fake"}, "new_personality": {"terse"}, "new_personality.instructions": {"Answer in one line."},
 	}
 	resp := ts.postForm("/settings", form)
 	wantStatus(t, resp, http.StatusSeeOther)
@@ -76,7 +76,7 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"denied_paths"`, `"~/private"`, `"MY_TOKEN"`, `"price_note"`, `"future_key"`, `"context_window": 5000`, `"input": 3.5`, `"bash": "allow"`, `"terse"`} {
+	for _, want := range []string{`"denied_paths"`, `"~/private"`, `"MY_TOKEN"`, `"price_note"`, `"future_key"`, `"context_window": 5000`, `"input": 3.5`, `"fast_model": "anthropic/fake"`, `"bash": "allow"`, `"terse"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("settings.json lacks %s:\n%s", want, data)
 		}
@@ -107,6 +107,7 @@ func TestSettingsRefusesABadValueBesideItsField(t *testing.T) {
 	}{
 		{"bad approval", "approvals.bash", "sometimes", `must be "ask" or "allow"`},
 		{"bad model name", "default_model", "nomodel", "provider/model-id"},
+		{"bad fast model", "fast_model", "fast", "provider/model-id"},
 		{"words for a number", "stream_idle_timeout", "soon", "whole number"},
 		{"compaction past the window", `models["anthropic/fake"].auto_compact_at`, "9000", "larger than context_window"},
 		{"bad base URL", `providers.anthropic.base_url`, "ftp://x", "http or https"},

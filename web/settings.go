@@ -27,6 +27,7 @@ type SettingsView struct {
 	Error  string
 
 	DefaultModel, TitleModel string
+	FastModel                string
 	Providers                []ProviderView
 	NewProvider              ProviderView
 	Bash, Edit               string // "ask" or "allow"

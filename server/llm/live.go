@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"sync/atomic"
 
 	"myco/profiles"
@@ -39,6 +40,11 @@ func (l *LiveRegistry) Help() string { return l.Current().Help() }
 
 // Providers is Registry.Providers of the current settings.
 func (l *LiveRegistry) Providers() []string { return l.Current().Providers() }
+
+// ListModels is Registry.ListModels of the current settings.
+func (l *LiveRegistry) ListModels(ctx context.Context, provider string) ([]ServedModel, error) {
+	return l.Current().ListModels(ctx, provider)
+}
 
 // Stored reports whether provider's key came from the profile, not the
 // environment.
