@@ -137,6 +137,9 @@ test('without a provider the pages say so in one line, and nothing covers the co
     const line = page.getByTestId('provider-line');
     await expect(line).toBeVisible();
     await expect(line.getByRole('link', { name: 'set one up in Settings' })).toHaveAttribute('href', '/settings');
+    // The header's Settings link (a gear on a phone) leaves "+ New" in view.
+    await expect(page.getByRole('link', { name: 'Settings', exact: true })).toBeVisible();
+    await expect(page.getByTestId('new-session-button')).toBeInViewport({ ratio: 1 });
     await page.screenshot({ path: `/tmp/h10-home-noprovider-${size.name}.png` });
 
     await page.goto(myco.link(`/s/${id}`));
