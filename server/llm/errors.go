@@ -204,6 +204,9 @@ func refusedKey(provider string, keyEnv func(string) string) string {
 	if keyEnv != nil {
 		env = keyEnv(provider)
 	}
+	if env == StoredKey {
+		return fmt.Sprintf("The API key was refused by %s. It is the key stored in the profile: replace it on the Settings page (/settings).", provider)
+	}
 	if env == "" && provider == ProviderAnthropic {
 		env = defaultAnthropicKeyEnv
 	}
@@ -255,6 +258,15 @@ func unreachable(err error) (where, reason string, ok bool) {
 	return where, reason, true
 }
 
+// StoredKey is what KeyEnv says of a provider whose key is stored in the
+// profile (the Settings page) rather than read from a variable.
+const StoredKey = "@stored"
+
 // KeyEnv names the environment variable provider's key is read from, ""
-// when it sends none.
-func (r *Registry) KeyEnv(provider string) string { return r.keyEnv[provider] }
+// when it sends none, StoredKey when the key is stored in the profile.
+func (r *Registry) KeyEnv(provider string) string {
+	if r.stored[provider] {
+		return StoredKey
+	}
+	return r.keyEnv[provider]
+}

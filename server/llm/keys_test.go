@@ -1,6 +1,8 @@
 package llm_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"myco/profiles"
@@ -22,6 +24,10 @@ func TestStoredKey(t *testing.T) {
 	reg := llm.NewProfileRegistry(settings, env(map[string]string{"ANTHROPIC_API_KEY": "sk-env"}), nil, dir)
 	if _, _, err := reg.Client("anthropic/claude-haiku-4-5"); err != nil || !reg.Stored("anthropic") {
 		t.Errorf("with a stored key: client error %v, stored %v; want a client from the stored key", err, reg.Stored("anthropic"))
+	}
+	refused := llm.Explain(&llm.Error{Provider: "anthropic", Status: 401, Err: errors.New("401 Unauthorized")}, reg.KeyEnv)
+	if !strings.Contains(refused.Reason, "stored in the profile") || strings.Contains(refused.Reason, "ANTHROPIC_API_KEY") {
+		t.Errorf("a refused stored key is explained as %q, want the stored key named, not the variable", refused.Reason)
 	}
 	if err := profiles.RemoveKey(dir, "anthropic"); err != nil {
 		t.Fatal(err)
