@@ -20,8 +20,9 @@ type LiveSettings struct {
 	path   string
 	getenv func(string) string
 
-	mu      sync.Mutex // serialises writers, so listeners see changes in order
-	changed []func(Settings)
+	mu       sync.Mutex // serialises writers, so listeners see changes in order
+	changed  []func(Settings)
+	reloaded []func()
 }
 
 // liveState is what one load found: the settings in force, and what is
@@ -97,6 +98,7 @@ func (l *LiveSettings) Reload() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.tellReloaded()
 	s, warnings, err := loadWithEnv(l.path, l.getenv)
 	if err != nil {
 		prev := l.cur.Load()
@@ -105,6 +107,21 @@ func (l *LiveSettings) Reload() error {
 	}
 	l.store(&liveState{settings: s, warnings: warnings})
 	return nil
+}
+
+// OnReload calls f after every Reload, whether the file was good or not:
+// for what shows Problems (the pages' banner). f runs with the holder's
+// writers held off: it must not Reload or Replace.
+func (l *LiveSettings) OnReload(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reloaded = append(l.reloaded, f)
+}
+
+func (l *LiveSettings) tellReloaded() {
+	for _, f := range l.reloaded {
+		f()
+	}
 }
 
 // store makes st current and tells the listeners; l.mu is held.

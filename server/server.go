@@ -120,6 +120,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.events = newHub(s.snapshot, opts.Logger)
 	s.feed = newFeed(opts.Sessions, s.events, opts.Logger, opts.WatchInterval)
 	s.events.observe = s.feed.observe
+	opts.Settings.OnReload(s.tellSettings)
 	s.snaps = snapshotStore(opts)
 	s.served = newServedCache(opts.Now)
 	s.live = live.NewManager(live.Options{

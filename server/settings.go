@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"myco/profiles"
+	"myco/server/event"
 	"myco/web"
 )
 
@@ -45,6 +47,18 @@ func (s *Server) notice() web.SettingsNotice {
 		n.File, n.Line, n.Column, n.Error = se.Path, se.Line, se.Column, se.Err.Error()
 	}
 	return n
+}
+
+// tellSettings sends every open tab of the profile the banner of the
+// settings file as it is now: a tab left open learns that an edit broke
+// the file, or fixed it, without a reload.
+func (s *Server) tellSettings() {
+	var b strings.Builder
+	if err := web.SettingsBanner(s.notice()).Render(context.Background(), &b); err != nil {
+		s.log.Warn("settings banner not rendered", "err", err)
+		return
+	}
+	s.events.Publish(profileStream, event.SettingsChanged{HTML: b.String()})
 }
 
 // settingsPage shows the settings as a form.

@@ -164,6 +164,14 @@ func TestSettingsBannerOnEveryPage(t *testing.T) {
 	if ls.Current().Approvals.Bash != profiles.ApprovalAllow {
 		t.Error("a broken file replaced the last good settings")
 	}
+	// Open tabs hear of it on the profile's stream, the banner with it.
+	st := ts.profileStream(t)
+	if err := ls.Reload(); err == nil {
+		t.Fatal("a broken file reloads without an error")
+	}
+	if html, _ := data(t, nextEvent(t, st.events, "settings.changed"))["html"].(string); !strings.Contains(html, "settings-banner") || !strings.Contains(html, "often") {
+		t.Errorf("settings.changed carries %q, want the banner", html)
+	}
 	resp := ts.postForm("/settings", url.Values{"approvals.bash": {"ask"}})
 	wantStatus(t, resp, http.StatusUnprocessableEntity)
 	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "often") {

@@ -37,4 +37,6 @@ export const EV = Object.freeze({
   sessionAdded: 'session.added',
   sessionChanged: 'session.changed',
   sessionRemoved: 'session.removed',
+  // The profile's stream: settings.json was read again (the banner).
+  settingsChanged: 'settings.changed',
 });

@@ -7,7 +7,8 @@
 // its lock passes to another tab, which opens the stream in its turn.
 //
 // body[data-listing="open"] says the feed is live for this tab (tests
-// wait for it).
+// wait for it). The same stream carries the settings file's banner
+// (settings.changed), which every tab following it swaps in.
 
 import { EV } from './events.js';
 
@@ -45,7 +46,7 @@ export function followListing(refresh) {
     else if (e.data === 'changed') {
       open();
       soon();
-    }
+    } else if (typeof e.data?.settings === 'string') showSettings(e.data.settings);
   });
   const lead = (fresh) => {
     leading = true;
@@ -78,4 +79,24 @@ function holdStream(soon, open, channel, fresh) {
     channel?.postMessage('open');
   });
   for (const name of [EV.sessionAdded, EV.sessionChanged, EV.sessionRemoved]) source.addEventListener(name, changed);
+  source.addEventListener(EV.settingsChanged, (e) => {
+    showSettings(e.data);
+    channel?.postMessage({ settings: e.data });
+  });
+}
+
+// showSettings swaps in the banner of settings.json that a
+// settings.changed event carries (server-rendered, as the page renders it).
+function showSettings(raw) {
+  const slot = document.querySelector('[data-settings-notice]');
+  let html = '';
+  try {
+    html = JSON.parse(raw).html || '';
+  } catch {
+    return;
+  }
+  if (!slot) return;
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  slot.replaceChildren(t.content);
 }

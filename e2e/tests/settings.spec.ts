@@ -67,6 +67,8 @@ test('a broken settings file keeps the last good settings and says so on every p
   await page.goto(myco.link('/'));
   const banner = page.getByTestId('settings-banner');
   await expect(banner).toHaveCount(0);
+  // The profile's stream, which brings the banner to an open tab.
+  await expect(page.locator('body')).toHaveAttribute('data-listing', 'open');
 
   // As an editor saves: a new file renamed over the old one.
   const save = (text: string) => {
@@ -74,21 +76,24 @@ test('a broken settings file keeps the last good settings and says so on every p
     fs.renameSync(file + '.tmp', file);
   };
   save(good.replace('"default_model": "anthropic/fake-model",', '"default_model": "anthropic/fake-model",\n  "approvals": {"bash": "whenever"},'));
-  // The file is watched: wait until the server has read it.
-  await expect.poll(problem).toContain('whenever');
-  await page.reload();
+  // The file is watched; the open tab is told, without a reload.
   await expect(banner).toBeVisible();
+  expect(await problem()).toContain('whenever');
   await expect(page.getByTestId('settings-banner-where')).toHaveText(new RegExp(`^${file}:3:\\d+$`));
   await page.screenshot({ path: '/tmp/shots-settings/banner.png' });
   await expect(banner).toContainText('whenever');
+  // Every page renders it too.
   await page.goto(myco.link(`/s/${id}`));
   await expect(banner).toContainText('cannot be used');
+  await expect(page.locator('body')).toHaveAttribute('data-listing', 'open');
   // The last good settings still answer.
   await send(page, 'still there? [[say:yes, still here]]');
   await expect(page.getByText('yes, still here', { exact: true })).toBeVisible();
 
+  // Fixed: the open session tab drops the banner, and so does a reload.
   save(good);
-  await expect.poll(problem).toBe('');
+  await expect(banner).toHaveCount(0);
+  expect(await problem()).toBe('');
   await page.reload();
   await expect(page.getByTestId('composer-input')).toBeVisible();
   await expect(banner).toHaveCount(0);

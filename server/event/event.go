@@ -31,6 +31,7 @@ var all = []Event{
 	Mode{}, PlanReady{},
 	TurnUndone{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
+	SettingsChanged{},
 }
 
 // Names lists the wire name of every event, in a stable order.
@@ -323,6 +324,13 @@ type SessionChanged struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// SettingsChanged says the profile's settings file was read again, on the
+// profile's stream: HTML is the banner every page shows of what is wrong
+// with the file now ("" when nothing), for open tabs to swap in.
+type SettingsChanged struct {
+	HTML string `json:"html"`
+}
+
 // SessionRemoved says a session left the listing of active sessions:
 // archived (Archived), or its document is gone.
 type SessionRemoved struct {
@@ -334,6 +342,7 @@ func (SessionsSnapshot) Name() string { return "sessions.snapshot" }
 func (SessionAdded) Name() string     { return "session.added" }
 func (SessionChanged) Name() string   { return "session.changed" }
 func (SessionRemoved) Name() string   { return "session.removed" }
+func (SettingsChanged) Name() string  { return "settings.changed" }
 
 // Events of a side question (/btw), answered into a card of its own,
 // outside the conversation.
