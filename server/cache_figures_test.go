@@ -65,17 +65,8 @@ func TestCacheFigures(t *testing.T) {
 			cs := startChatServer(t, dir, fake, provider, allow)
 			s := cs.create("figures")
 			st := cs.stream(t, s.ID)
-			turn := func(cs *chatServer, st *stream, id, text string) {
-				t.Helper()
-				wantStatus(t, cs.send(id, text), http.StatusAccepted)
-				for _, ev := range st.until("turn.end") {
-					if ev.name == "turn.error" {
-						t.Fatalf("turn failed: %s", ev.data)
-					}
-				}
-			}
 			for i := range 20 {
-				turn(cs, st, s.ID, fmt.Sprintf(`step %d [[steps: tool:bash {"command":"seq %d"} ;; text:40]]`, i+1, 5*(i+1)))
+				cs.turn(st, s.ID, fmt.Sprintf(`step %d [[steps: tool:bash {"command":"seq %d"} ;; text:40]]`, i+1, 5*(i+1)))
 			}
 			usages := answersAfter(t, cs.sessions, s.ID, 0)
 			first := usages[0]
@@ -87,14 +78,14 @@ func TestCacheFigures(t *testing.T) {
 			cs.stop()
 			cs = startChatServer(t, dir, fake, provider, allow)
 			st = cs.stream(t, s.ID)
-			turn(cs, st, s.ID, "after the restart [[text:40]]")
+			cs.turn(st, s.ID, "after the restart [[text:40]]")
 			var resumed cacheFigures
 			resumed.add(answersAfter(t, cs.sessions, s.ID, len(usages))[0])
 
 			resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", nil)
 			wantStatus(t, resp, http.StatusCreated)
 			fork := decode[struct{ ID string }](t, resp)
-			turn(cs, cs.stream(t, fork.ID), fork.ID, "in the fork [[text:40]]")
+			cs.turn(cs.stream(t, fork.ID), fork.ID, "in the fork [[text:40]]")
 			var forked cacheFigures
 			forked.add(answersAfter(t, cs.sessions, fork.ID, len(usages)+1)[0])
 

@@ -77,6 +77,18 @@ func extends(prev, next wire) string {
 	return ""
 }
 
+// turn sends text to session id and waits for the turn's end on st,
+// failing the test if the turn fails.
+func (cs *chatServer) turn(st *stream, id, text string) {
+	cs.t.Helper()
+	wantStatus(cs.t, cs.send(id, text), http.StatusAccepted)
+	for _, ev := range st.until("turn.end") {
+		if ev.name == "turn.error" {
+			cs.t.Fatalf("turn failed: %s", ev.data)
+		}
+	}
+}
+
 // Every call of a session starts with the previous call's bytes, through
 // tool rounds, a cd, a note, a standing goal, a restart of myco and a
 // fork, so the provider's prompt cache reads all of it and the session
@@ -89,19 +101,10 @@ func TestRequestsStayByteStable(t *testing.T) {
 			cs := startChatServer(t, dir, fake, provider, allow)
 			s := cs.create("stable")
 			st := cs.stream(t, s.ID)
-			turn := func(cs *chatServer, st *stream, id, text string) {
-				t.Helper()
-				wantStatus(t, cs.send(id, text), http.StatusAccepted)
-				for _, ev := range st.until("turn.end") {
-					if ev.name == "turn.error" {
-						t.Fatalf("turn failed: %s", ev.data)
-					}
-				}
-			}
-			turn(cs, st, s.ID, `look around [[steps: tool:bash {"command":"cd / && pwd"} ;; tool:bash {"command":"ls"} ;; say:done]]`)
-			turn(cs, st, s.ID, "and now?")
+			cs.turn(st, s.ID, `look around [[steps: tool:bash {"command":"cd / && pwd"} ;; tool:bash {"command":"ls"} ;; say:done]]`)
+			cs.turn(st, s.ID, "and now?")
 			wantStatus(t, cs.post("POST", s.ID, "/notes", `{"text":"the build is green","from":"ci"}`), http.StatusAccepted)
-			turn(cs, st, s.ID, "what happened?")
+			cs.turn(st, s.ID, "what happened?")
 			wantStatus(t, cs.post("POST", s.ID, "/goal", `{"text":"tidy the docs [[goal: working first pass ;; done all tidy]]"}`), http.StatusAccepted)
 			st.untilGoal(session.GoalDone)
 			before := len(agentCalls(t, fake))
@@ -109,13 +112,13 @@ func TestRequestsStayByteStable(t *testing.T) {
 			cs.stop()
 			cs = startChatServer(t, dir, fake, provider, allow)
 			st = cs.stream(t, s.ID)
-			turn(cs, st, s.ID, "after the restart")
+			cs.turn(st, s.ID, "after the restart")
 
 			resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", nil)
 			wantStatus(t, resp, http.StatusCreated)
 			fork := decode[struct{ ID string }](t, resp)
 			fst := cs.stream(t, fork.ID)
-			turn(cs, fst, fork.ID, "in the fork")
+			cs.turn(fst, fork.ID, "in the fork")
 
 			calls := agentCalls(t, fake)
 			if len(calls) < before+2 || before < 7 {
