@@ -155,7 +155,7 @@ func TestChatStreamsAndSaves(t *testing.T) {
 			cs := newChatServer(t, provider)
 			s := cs.create("")
 			st := cs.stream(t, s.ID)
-			resp := cs.send(s.ID, "Tell me [[text:60]] [[chunk:3]] [[delay:2ms]] [[usage:in=1200,out=60]]")
+			resp := cs.send(s.ID, "Tell me [[text:60]] [[chunk:3]] [[delay:2ms]] [[usage:in=1200,out=60,cache_read=3000,cache_write=400]]")
 			wantStatus(t, resp, http.StatusAccepted)
 			// The person's message is durable when 202 arrives.
 			doc, _ := cs.sessions.Load(s.ID)
@@ -171,6 +171,15 @@ func TestChatStreamsAndSaves(t *testing.T) {
 			if final.Role != "assistant" || textOf(final) != streamed || final.Usage == nil || final.Usage.InputTokens != 1200 {
 				t.Errorf("stored %+v (usage %+v), streamed %q", textOf(final), final.Usage, streamed)
 			}
+			// The cache figures are kept (OpenAI has no cache writes), and
+			// the model as the session names it, which prices the answer.
+			wantWrite := map[string]int64{"anthropic": 400, "openai": 0}[provider]
+			if u := final.Usage; u == nil || u.CacheReadInputTokens != 3000 || u.CacheCreationInputTokens != wantWrite {
+				t.Errorf("stored usage %+v, want cache read 3000, write %d", final.Usage, wantWrite)
+			}
+			if final.Model != provider+"/fake-model" {
+				t.Errorf("stored model %q, want %s/fake-model", final.Model, provider)
+			}
 			end := data(t, evs[len(evs)-1])
 			// The live total is the document's, as the page counts it.
 			doc, _ = cs.sessions.Load(s.ID)
@@ -179,6 +188,22 @@ func TestChatStreamsAndSaves(t *testing.T) {
 			}
 			if end["stop_reason"] != "end_turn" || end["usage"].(map[string]any)["output_tokens"] != float64(60) {
 				t.Errorf("turn.end %v", end)
+			}
+			// turn.end's line is the one the page renders from the document.
+			line, _ := end["html"].(string)
+			if !strings.Contains(line, `data-testid="turn-usage"`) || !strings.Contains(line, "cache read 3,000") {
+				t.Errorf("turn.end html %q, want the turn's usage line", line)
+			}
+			page := cs.do("GET", "/s/"+s.ID, nil)
+			wantStatus(t, page, http.StatusOK)
+			body, _ := io.ReadAll(page.Body)
+			if !strings.Contains(string(body), strings.TrimSpace(line)) {
+				t.Errorf("the page lacks turn.end's line %q", line)
+			}
+			card := cs.do("GET", "/s/"+s.ID+"/usage", nil)
+			wantStatus(t, card, http.StatusOK)
+			if body, _ := io.ReadAll(card.Body); !strings.Contains(string(body), "cache read 3,000") {
+				t.Errorf("/usage %s, want the turn's figures", body)
 			}
 			// An untitled session gets a title from the model after its first answer.
 			if ev := nextEvent(t, st.events, "title"); !strings.Contains(ev.data, "Tell me") {

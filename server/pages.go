@@ -110,9 +110,10 @@ func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
 	}, nil
 }
 
-// rows are the listing rows of sums, each with what its session is doing.
+// rows are the listing rows of sums, each with what its session is doing
+// and what it cost (from the usage its summary carries).
 func (s *Server) rows(sums []session.Summary) []web.SessionRow {
-	return web.WithStatus(web.NewSessionRows(sums), sums, s.feed.statusOf)
+	return web.WithCost(web.WithStatus(web.NewSessionRows(sums), sums, s.feed.statusOf), sums, s.price)
 }
 
 // sidebarPartial is the sidebar's rows: the newest sessions, or those the
@@ -147,7 +148,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile}
+	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile, Price: s.price}
 	st := s.settings()
 	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
@@ -269,7 +270,7 @@ func (s *Server) messagesPartial(c echo.Context) error {
 			return render(c, http.StatusOK, web.Messages(web.MessagesFragmentView{SessionID: doc.ID, Thread: thread}))
 		}
 	}
-	f, err := web.MessagesFragment(doc, thread, before, limit)
+	f, err := web.MessagesFragment(doc, thread, before, limit, s.price)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}

@@ -30,6 +30,7 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/settings/key", s.saveKey)
 	e.GET("/s/:id", s.sessionPage)
 	e.GET("/s/:id/messages", s.messagesPartial)
+	e.GET("/s/:id/usage", s.usageCard)
 	e.GET("/s/:id/inline/:message/:block", s.inlineImage)
 	e.GET("/images/:sha", s.getImage)
 	e.GET("/static/*", s.staticFile(static.FS))

@@ -126,9 +126,10 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
-		RenderPanel:    func(d *session.Document) (string, error) { return web.RenderPanel(d, false) },
-		StreamRenderer: func() live.StreamRenderer { return web.NewStreamRenderer() },
-		RenderToolCall: web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
+		RenderPanel:     func(d *session.Document) (string, error) { return web.RenderPanel(d, false, s.price) },
+		RenderTurnUsage: func(d *session.Document) (string, error) { return web.RenderTurnUsage(d, s.price) },
+		StreamRenderer:  func() live.StreamRenderer { return web.NewStreamRenderer() },
+		RenderToolCall:  web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
 		RenderGoal: web.GoalHTML, OwnerURL: s.URL(),
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,

@@ -118,7 +118,7 @@ func (s *Server) publishStoredPanel(id string) {
 		return
 	}
 	_, locked := s.lockedElsewhere(id)
-	html, err := web.RenderPanel(doc, locked)
+	html, err := web.RenderPanel(doc, locked, s.price)
 	if err != nil {
 		s.log.Warn("render panel failed", "session", id, "err", err)
 		return

@@ -3,6 +3,8 @@ package session_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"myco/session"
 )
 
@@ -43,5 +45,63 @@ func TestDocumentUsageCountsCarriedMessagesOnce(t *testing.T) {
 	got := doc.Usage()
 	if got.InputTokens != 350 || got.OutputTokens != 35 || got.CacheReadInputTokens != 3 {
 		t.Errorf("Usage() = %+v, want in 350, out 35, cache read 3", got)
+	}
+}
+
+func TestUsageByModel(t *testing.T) {
+	u := func(in, out, read, write int64) *session.Usage {
+		return &session.Usage{InputTokens: in, OutputTokens: out, CacheReadInputTokens: read, CacheCreationInputTokens: write}
+	}
+	sonnet, haiku := "anthropic/claude-sonnet-4-5", "anthropic/claude-haiku-4-5"
+	tests := []struct {
+		name    string
+		threads []session.Thread
+		want    []session.ModelUsage
+	}{
+		{"nothing used", []session.Thread{{Messages: []session.Message{{Role: "user"}}}}, nil},
+		{
+			"one model, cache figures kept",
+			[]session.Thread{{Messages: []session.Message{
+				{Role: "assistant", Model: sonnet, Usage: u(10, 5, 100, 20)},
+				{Role: "user"},
+				{Role: "assistant", Model: sonnet, Usage: u(1, 2, 130, 0)},
+			}}},
+			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 11, OutputTokens: 7, CacheReadInputTokens: 230, CacheCreationInputTokens: 20}}},
+		},
+		{
+			"each answer counts for its own model, sorted by model",
+			[]session.Thread{{Messages: []session.Message{
+				{Role: "assistant", Model: sonnet, Usage: u(10, 5, 0, 0)},
+				{Role: "assistant", Model: haiku, Usage: u(3, 1, 0, 0)},
+				{Role: "assistant", Usage: u(1, 1, 0, 0)},
+			}}},
+			[]session.ModelUsage{
+				{Model: "", Usage: session.Usage{InputTokens: 1, OutputTokens: 1}},
+				{Model: haiku, Usage: session.Usage{InputTokens: 3, OutputTokens: 1}},
+				{Model: sonnet, Usage: session.Usage{InputTokens: 10, OutputTokens: 5}},
+			},
+		},
+		{
+			"carried messages count once",
+			[]session.Thread{
+				{Messages: []session.Message{{ID: "a1", Role: "assistant", Model: sonnet, Usage: u(100, 10, 0, 0)}}},
+				{CompactedFrom: new(int), Carried: 1, Messages: []session.Message{
+					{ID: "a1", Role: "assistant", Model: sonnet, Usage: u(100, 10, 0, 0)},
+					{ID: "a2", Role: "assistant", Model: sonnet, Usage: u(5, 1, 0, 0)},
+				}},
+			},
+			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 105, OutputTokens: 11}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := &session.Document{Threads: tt.threads}
+			if diff := cmp.Diff(tt.want, doc.UsageByModel()); diff != "" {
+				t.Errorf("UsageByModel() (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, doc.Summarize().Usage); diff != "" {
+				t.Errorf("Summarize().Usage (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

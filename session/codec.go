@@ -75,6 +75,7 @@ func scanSummary(r io.Reader, path, wantID string) (Summary, error) {
 	sum := d.Summarize()
 	sum.Threads, sum.Messages = d.Threads.threads, d.Threads.messages
 	sum.Failed = d.Threads.last == answerFailed
+	sum.Usage = d.Threads.usage.byModel()
 	return sum, nil
 }
 
@@ -91,6 +92,7 @@ type summaryDoc struct {
 type threadCounter struct {
 	threads, messages int
 	last              answerState
+	usage             usageCounter
 }
 
 // answerState is how the latest answer seen so far ended.
@@ -114,6 +116,9 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if t.Messages.last != noAnswer {
 			c.last = t.Messages.last
 		}
+		// Only the usage is kept of each message: Carried is known once
+		// the whole thread is read, whatever the order of its members.
+		c.usage.thread(t.CompactedFrom, t.Carried, t.Messages.usage)
 		return err
 	})
 }
@@ -121,6 +126,8 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type messageCounter struct {
 	n    int
 	last answerState
+	// usage holds each message's model and usage alone, in order.
+	usage []Message
 }
 
 func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
@@ -128,6 +135,7 @@ func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		var m Message
 		mc.n++
 		err := json.UnmarshalDecode(dec, &m)
+		mc.usage = append(mc.usage, Message{Model: m.Model, Usage: m.Usage})
 		if answer(&m) {
 			mc.last = answerOK
 			if m.Error != nil {

@@ -4,6 +4,9 @@
 package session
 
 import (
+	"maps"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -258,24 +261,75 @@ func (d *Document) MessageCount() int {
 	return n
 }
 
-// Usage adds up the token usage of every response in the session. A
-// message carried into a successor thread by compaction (the first
-// Carried messages of a thread made by compaction) appears in both
-// threads and is counted once, in the thread it was written in.
+// Usage adds up the token usage of every response in the session, as
+// UsageByModel counts it.
 func (d *Document) Usage() Usage {
 	var u Usage
-	for _, t := range d.Threads {
-		msgs := t.Messages
-		if t.CompactedFrom != nil {
-			msgs = msgs[min(t.Carried, len(msgs)):]
-		}
-		for _, m := range msgs {
-			if m.Usage != nil {
-				u.Add(*m.Usage)
-			}
-		}
+	for _, mu := range d.UsageByModel() {
+		u.Add(mu.Usage)
 	}
 	return u
+}
+
+// ModelUsage is the usage of a session's answers from one model: what a
+// cost is figured from, since each model has its own prices.
+type ModelUsage struct {
+	// Model is the answers' model as they recorded it (Message.Model):
+	// "provider/model-id", a provider's bare model ID in documents older
+	// than that, or "" when the answer named none.
+	Model string `json:"model"`
+	Usage Usage  `json:"usage"`
+}
+
+// UsageByModel adds up the token usage of every response in the session,
+// by the model that gave it, sorted by model. A message carried into a
+// successor thread by compaction (the first Carried messages of a thread
+// made by compaction) appears in both threads and is counted once, in the
+// thread it was written in.
+func (d *Document) UsageByModel() []ModelUsage {
+	var c usageCounter
+	for _, t := range d.Threads {
+		c.thread(t.CompactedFrom, t.Carried, t.Messages)
+	}
+	return c.byModel()
+}
+
+// usageCounter sums usage by model: the one rule behind Document.Usage,
+// UsageByModel and the listing's Summary.Usage.
+type usageCounter struct{ sums map[string]Usage }
+
+// thread counts the messages of one thread but those carried into it.
+func (c *usageCounter) thread(compactedFrom *int, carried int, msgs []Message) {
+	if compactedFrom != nil {
+		msgs = msgs[min(carried, len(msgs)):]
+	}
+	for _, m := range msgs {
+		c.add(m.Model, m.Usage)
+	}
+}
+
+func (c *usageCounter) add(model string, u *Usage) {
+	if u == nil {
+		return
+	}
+	if c.sums == nil {
+		c.sums = map[string]Usage{}
+	}
+	sum := c.sums[model]
+	sum.Add(*u)
+	c.sums[model] = sum
+}
+
+// byModel is the sums sorted by model; nil when there are none.
+func (c *usageCounter) byModel() []ModelUsage {
+	if len(c.sums) == 0 {
+		return nil
+	}
+	out := make([]ModelUsage, 0, len(c.sums))
+	for _, model := range slices.Sorted(maps.Keys(c.sums)) {
+		out = append(out, ModelUsage{Model: model, Usage: c.sums[model]})
+	}
+	return out
 }
 
 // ModelOr is the session's model, else def (the settings' default_model):
@@ -334,8 +388,15 @@ type Summary struct {
 	// Parent and ParentTitle name the session this one was forked from.
 	Parent      string `json:"parent,omitempty"`
 	ParentTitle string `json:"parent_title,omitempty"`
-	Damaged     string `json:"damaged,omitempty"`
+	// Usage is the session's token usage by model (UsageByModel), so a
+	// listing can show what each session cost without reading it again.
+	Usage   []ModelUsage `json:"usage,omitempty"`
+	Damaged string       `json:"damaged,omitempty"`
 }
+
+// equal reports whether s and o say the same: as == would, were Usage
+// not a slice (time fields compare as == does).
+func (s Summary) equal(o Summary) bool { return reflect.DeepEqual(s, o) }
 
 // Summarize returns the listing view of d.
 func (d *Document) Summarize() Summary {
@@ -343,6 +404,7 @@ func (d *Document) Summarize() Summary {
 		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
 		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
+		Usage: d.UsageByModel(),
 	}
 	if d.Parent != nil {
 		sum.Parent, sum.ParentTitle = d.Parent.Session, d.Parent.Title

@@ -222,7 +222,7 @@ func (s *Store) noteChanged(dir string, doc *Document) {
 	defer c.mu.Unlock()
 	f := c.folder(dir)
 	cur, ok := f.files[doc.ID]
-	if !ok || cur.sum == sum {
+	if !ok || cur.sum.equal(sum) {
 		return // not known here: the next scan reads the file
 	}
 	e := newEntry(cur.info, sum, now)

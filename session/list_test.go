@@ -58,6 +58,10 @@ func TestListOrderAndCounts(t *testing.T) {
 			UpdatedAt: time.Date(2026, 11, 29, 18, 44, 10, 456_000_000, time.UTC),
 			Threads:   2, Messages: 6,
 			Parent: "0193c7a0-1111-7222-8333-444455556666", // a fork: the listing marks it
+			// What its answers used, carried messages once.
+			Usage: []session.ModelUsage{{Model: "anthropic/claude-sonnet-4-5", Usage: session.Usage{
+				InputTokens: 4334, OutputTokens: 139, CacheReadInputTokens: 1900, CacheCreationInputTokens: 112,
+			}}},
 		},
 	}
 	for round := range 2 { // the second listing comes from the cache
@@ -539,4 +543,59 @@ func mustEncode(t testing.TB, doc *session.Document) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A listing read from the file counts usage as the document does: by
+// model, carried messages once, whatever the order of a thread's members.
+func TestListUsageMatchesDocument(t *testing.T) {
+	s, dir := openStore(t, session.Options{})
+	id := "0193c7b2-0000-7000-8000-0000000000c5"
+	doc := realisticDoc(id, 3, 200)
+	last := doc.Threads[0].Messages[len(doc.Threads[0].Messages)-2:]
+	next := append([]session.Message{}, last...)
+	next = append(next, session.Message{
+		ID: "haiku", Role: "assistant", Model: "anthropic/claude-haiku-4-5", At: t0,
+		Usage:   &session.Usage{InputTokens: 7, OutputTokens: 3, CacheCreationInputTokens: 500},
+		Content: []session.Block{{Type: session.BlockText, Text: "ok"}},
+	})
+	doc.Threads = append(doc.Threads, session.Thread{CreatedAt: t0, CompactedFrom: new(int), Carried: len(last), Summary: "s", Messages: next})
+	if err := s.Save(doc); err != nil {
+		t.Fatal(err)
+	}
+	want := doc.UsageByModel()
+	if len(want) != 2 {
+		t.Fatalf("UsageByModel() = %+v, want two models", want)
+	}
+	fresh := mustOpen(t, dir, session.Options{})
+	sums, err := fresh.List(session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := findSummary(sums, id)
+	if diff := cmp.Diff(want, got.Usage); diff != "" {
+		t.Errorf("listed usage (-want +got):\n%s", diff)
+	}
+
+	// "carried" written after "messages" (by hand, or by another writer).
+	path := filepath.Join(dir, id+".json")
+	var tree map[string]any
+	if err := stdjson.Unmarshal(readFile(t, path), &tree); err != nil {
+		t.Fatal(err)
+	}
+	threads := tree["threads"].([]any)
+	th := threads[1].(map[string]any)
+	msgs, _ := stdjson.Marshal(th["messages"])
+	reordered := fmt.Sprintf(`{"created_at":%q,"compacted_from":0,"summary":"s","messages":%s,"carried":%d}`, th["created_at"], msgs, len(last))
+	first, _ := stdjson.Marshal(threads[0])
+	tree["threads"] = []stdjson.RawMessage{first, stdjson.RawMessage(reordered)}
+	data, _ := stdjson.Marshal(tree)
+	writeFile(t, path, string(data))
+	sums, err = mustOpen(t, dir, session.Options{}).List(session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = findSummary(sums, id)
+	if diff := cmp.Diff(want, got.Usage); diff != "" {
+		t.Errorf("listed usage, carried after messages (-want +got):\n%s", diff)
+	}
 }

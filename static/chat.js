@@ -28,7 +28,7 @@ import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
 import { parseData } from './dom.js';
 import { initScroll, keepBottom } from './scroll.js';
-import { renderSessionUsage, setModel } from './usage.js';
+import { setModel } from './usage.js';
 import { onTurnStart, restingStatuses, setRunning, setStatus } from './status.js';
 import {
   applyPartial,
@@ -183,10 +183,9 @@ export function initChat() {
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);
   initThinking();
-  renderSessionUsage();
   initScroll();
   if (stream) listen(stream);
-  initPanel(stream, renderSessionUsage);
+  initPanel(stream);
   initNotify(stream);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

@@ -9,7 +9,8 @@
 //   #messages                            the latest thread's messages
 //   [data-thread] around it              which thread a resync fetches
 //   [data-testid="message"][data-message-id][data-streaming]
-//   [data-testid="turn-usage"|"turn-error"][data-turn]
+//   [data-testid="turn-error"][data-turn]
+//   [data-testid="turn-usage"]           usage.js places it
 //
 // Text that arrives as JSON only ever goes in through textContent; HTML
 // comes from the server (message.end), already sanitized, and is parsed
@@ -21,7 +22,7 @@ import { el } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { markWriting } from './status.js';
 import { setToolState, toolEl } from './tools.js';
-import { setSessionUsage, usageLine } from './usage.js';
+import { placeLine, placeLines } from './usage.js';
 import { showPartial, write as writeStreaming } from './streaming.js';
 
 const body = document.body;
@@ -223,15 +224,16 @@ function turnLine(className, testid, turn) {
   return line;
 }
 
-// onTurnEnd adds the turn's usage line and the session's new totals
-// (chat.js has ended the turn's live state first).
+// onTurnEnd shows the turn's usage line, rendered by the server from the
+// document as a reload shows it (chat.js has ended the turn's live state
+// first; the side panel's totals come in the panel event).
 export function onTurnEnd(d) {
-  if (d?.usage) {
-    const line = turnLine('turn-usage', 'turn-usage', d.turn);
-    line.title = 'Tokens this turn used';
-    usageLine(line, d.usage);
+  const b = box();
+  const line = typeof d?.html === 'string' && d.html ? fragment(d.html).querySelector('[data-testid="turn-usage"]') : null;
+  if (b && line) {
+    b.querySelector(':scope > .empty')?.remove();
+    placeLine(b, /** @type {HTMLElement} */ (line));
   }
-  if (d?.session_usage) setSessionUsage(d.session_usage);
   keepBottom();
 }
 
@@ -295,6 +297,8 @@ export async function resync(snap) {
     }
     prev = m;
   }
+  // Usage lines of turns that ended meanwhile, after their answers.
+  placeLines(b, frag);
   // A streamed message the document lacks and the snapshot does not carry
   // on was dropped by the server (a retry starts over).
   for (const m of /** @type {NodeListOf<HTMLElement>} */ (b.querySelectorAll('[data-testid="message"][data-streaming]'))) {

@@ -6,12 +6,8 @@ import { fragment, showError } from './app.js';
 import { api } from './http.js';
 import { EV } from './events.js';
 
-let afterSwap = () => {};
-
-// initPanel follows the stream's panel events; onSwap runs after a swap
-// (the usage line gets its cost estimate again).
-export function initPanel(stream, onSwap) {
-  if (onSwap) afterSwap = onSwap;
+// initPanel follows the stream's panel events.
+export function initPanel(stream) {
   const side = document.querySelector('[data-testid="side-panel"]');
   if (!side) return;
   side.addEventListener('click', onClick);
@@ -38,7 +34,6 @@ function swap(html) {
     if (!old || old.contains(document.activeElement)) continue;
     old.replaceWith(part);
   }
-  afterSwap();
 }
 
 function linksOnPage() {

@@ -16,7 +16,7 @@ import { keepBottom } from './scroll.js';
 import { box } from './conversation.js';
 import { note, urls } from './composer.js';
 import { queuedAnswer } from './queued.js';
-import { usageSummary } from './usage.js';
+import { usageFigures } from './usage.js';
 
 // --- Commands -------------------------------------------------------------------
 
@@ -43,8 +43,8 @@ export const steerActions = {
     if (!arg) throw new Error('ask the side question: /btw what does that flag do?');
     await api('POST', `${urls.session}/btw`, { question: arg });
   },
-  usage: () => {
-    showCard(usageCard());
+  usage: async () => {
+    showCard(await usageCard());
   },
 };
 
@@ -74,11 +74,11 @@ function showCard(c) {
   keepBottom();
 }
 
-function usageCard() {
+// usageCard is the /usage card: the figures as the server renders them
+// from the document, so they are the same after a reload.
+async function usageCard() {
   const c = card('usage-card', 'Usage');
-  const dl = el('dl', 'usage-figures');
-  for (const [label, text] of usageSummary()) dl.append(el('dt', '', label), el('dd', '', text));
-  c.append(dl);
+  c.append(await usageFigures(document.body.dataset.sessionId || ''));
   return c;
 }
 

@@ -64,6 +64,11 @@ export function markUndone(ids, undone) {
       box.classList.toggle('undone', undone);
       box.hidden = undone;
     }
+    // The turn's usage line goes with the answer it follows, as a reload
+    // renders it.
+    for (const line of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`[data-testid="turn-usage"][data-after="${CSS.escape(id)}"]`))) {
+      line.hidden = undone;
+    }
   }
 }
 

@@ -143,58 +143,6 @@ func TestSessionPageComposerPlacement(t *testing.T) {
 	}
 }
 
-func TestSessionUsage(t *testing.T) {
-	withUsage := func(m session.Message, u session.Usage) session.Message {
-		m.Usage = &u
-		return m
-	}
-	a := withUsage(agent("a1", "one"), session.Usage{InputTokens: 1200, OutputTokens: 50, CacheReadInputTokens: 1000})
-	b := withUsage(agent("a2", "two"), session.Usage{InputTokens: 34, OutputTokens: 6})
-	c := withUsage(agent("a3", "three"), session.Usage{InputTokens: 1, OutputTokens: 1, CacheCreationInputTokens: 2048})
-	tests := []struct {
-		name     string
-		threads  []session.Thread
-		want     web.UsageView
-		wantText string
-	}{
-		{name: "none", wantText: "in 0 · out 0"},
-		{
-			name:     "summed",
-			threads:  []session.Thread{{Messages: []session.Message{human("h1", "hi"), a, human("h2", "more"), b}}},
-			want:     web.UsageView{Input: 1234, Output: 56, CacheRead: 1000},
-			wantText: "in 1,234 · out 56 · cache 1,000",
-		},
-		{
-			// Compaction carries recent messages into the successor thread.
-			name: "carried message counted once",
-			threads: []session.Thread{
-				{Messages: []session.Message{a, b}},
-				{Summary: "s", CompactedFrom: new(int), Carried: 1, Messages: []session.Message{b, c}},
-			},
-			want:     web.UsageView{Input: 1235, Output: 57, CacheRead: 1000, CacheWrite: 2048},
-			wantText: "in 1,235 · out 57 · cache 1,000 · cache write 2,048",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := web.NewSessionView(doc(tt.threads...), web.SessionViewOptions{})
-			if v.Usage != tt.want {
-				t.Errorf("Usage = %+v, want %+v", v.Usage, tt.want)
-			}
-			if got := v.Usage.Text(); got != tt.wantText {
-				t.Errorf("Text() = %q, want %q", got, tt.wantText)
-			}
-		})
-	}
-}
-
-func TestUsageTextLargeNumbers(t *testing.T) {
-	u := web.UsageView{Input: 12345678, Output: 999, CacheRead: 1000000}
-	if got, want := u.Text(), "in 12,345,678 · out 999 · cache 1,000,000"; got != want {
-		t.Errorf("Text() = %q, want %q", got, want)
-	}
-}
-
 func TestSessionPageUsageAndModel(t *testing.T) {
 	d0 := doc(session.Thread{Messages: []session.Message{func() session.Message {
 		m := agent("a1", "x")

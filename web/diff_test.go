@@ -45,7 +45,7 @@ func fileChange(diff string) session.Thread {
 }
 
 func TestToolResultShowsItsDiff(t *testing.T) {
-	f, err := web.MessagesFragment(doc(fileChange("--- /p/a.txt\n+++ /p/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n")), 0, -1, 0)
+	f, err := web.MessagesFragment(doc(fileChange("--- /p/a.txt\n+++ /p/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n")), 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLongDiffIsFolded(t *testing.T) {
 	for i := range 100 {
 		fmt.Fprintf(&b, "+line %d\n", i)
 	}
-	f, err := web.MessagesFragment(doc(fileChange(b.String())), 0, -1, 0)
+	f, err := web.MessagesFragment(doc(fileChange(b.String())), 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,14 +44,26 @@ func messagesURL(id string, thread, before int) string {
 // limit of 0 or less means DefaultRecentLimit). A run never starts with the
 // results of a call it leaves out: it reaches back to take the call too, so
 // a call and its outcome always show together.
-func MessagesFragment(doc *session.Document, thread, before, limit int) (MessagesFragmentView, error) {
+//
+// Each turn's usage line follows its last answer, its cost at price.
+func MessagesFragment(doc *session.Document, thread, before, limit int, price Pricer) (MessagesFragmentView, error) {
 	if thread < 0 || thread >= len(doc.Threads) {
 		return MessagesFragmentView{}, ErrNoThread
 	}
-	return newFragment(doc.ID, thread, doc.Threads[thread].Messages, before, limit), nil
+	return newFragment(doc.ID, thread, doc.Threads[thread].Messages, before, limit, threadLines(doc, thread, price)), nil
 }
 
-func newFragment(sessionID string, thread int, msgs []session.Message, before, limit int) MessagesFragmentView {
+// threadLines are the usage lines of a thread's turns (turnLines).
+func threadLines(doc *session.Document, thread int, price Pricer) map[string]TurnUsageView {
+	t := doc.Threads[thread]
+	carried := 0
+	if t.CompactedFrom != nil {
+		carried = t.Carried
+	}
+	return turnLines(t.Messages, carried, doc.Model, price)
+}
+
+func newFragment(sessionID string, thread int, msgs []session.Message, before, limit int, lines map[string]TurnUsageView) MessagesFragmentView {
 	if before < 0 || before > len(msgs) {
 		before = len(msgs)
 	}
@@ -66,7 +78,7 @@ func newFragment(sessionID string, thread int, msgs []session.Message, before, l
 		SessionID: sessionID,
 		Thread:    thread,
 		Start:     start,
-		Messages:  messageViews(sessionID, msgs[start:before]),
+		Messages:  messageViews(sessionID, msgs[start:before], lines),
 	}
 }
 
@@ -82,7 +94,10 @@ func onlyToolResults(m session.Message) bool {
 // messageViews builds the views of a run of messages, showing each tool
 // result with its call. A message left with nothing to show once its results
 // moved (the usual user message of tool results) is left out.
-func messageViews(sessionID string, msgs []session.Message) []MessageView {
+//
+// lines are the thread's turn usage lines (turnLines): each goes on the
+// view of the answer it follows.
+func messageViews(sessionID string, msgs []session.Message, lines map[string]TurnUsageView) []MessageView {
 	results := toolResults(msgs)
 	taken := map[string]bool{}
 	views := make([]MessageView, 0, len(msgs))
@@ -90,6 +105,9 @@ func messageViews(sessionID string, msgs []session.Message) []MessageView {
 		v, paired := newMessageView(sessionID, m, results)
 		for _, id := range paired {
 			taken[id] = true
+		}
+		if line, ok := lines[m.ID]; ok && m.ID != "" {
+			v.TurnUsage = &line
 		}
 		views = append(views, v)
 	}

@@ -149,7 +149,7 @@ func TestSessionPageLineage(t *testing.T) {
 	if n := byTestID(page, "earlier-thread").Find(`[data-testid="fork-message"]`).Length(); n != 0 {
 		t.Errorf("%d Fork buttons on the earlier thread", n)
 	}
-	earlier, err := web.MessagesFragment(d, 0, -1, 0)
+	earlier, err := web.MessagesFragment(d, 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

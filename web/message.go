@@ -42,6 +42,10 @@ type MessageView struct {
 	// its turn; its head offers Fork. Messages of earlier threads, and one
 	// still streaming (the tab draws it), have no Fork.
 	Forkable bool
+	// TurnUsage, on a turn's last answer, is the turn's usage line, shown
+	// after it; nil elsewhere, and on a message rendered on its own
+	// (message.end: turn.end brings the line).
+	TurnUsage *TurnUsageView
 }
 
 // ErrorView is why an answer failed.

@@ -66,7 +66,7 @@ func TestFailedAnswerShowsErrorAndRetry(t *testing.T) {
 func TestErrorOnlyAnswerKeptInFragment(t *testing.T) {
 	failed := session.Message{ID: "e1", Role: "assistant", StopReason: session.StopError, Content: []session.Block{},
 		Error: &session.MessageError{Kind: "auth", Message: "refused"}}
-	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{human("h1", "hi"), failed}}), 0, -1, 0)
+	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{human("h1", "hi"), failed}}), 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestRetryableAfterAToolWasStopped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := &session.Document{ID: "s", Threads: []session.Thread{{Messages: tt.msgs}}}
-			f, err := web.MessagesFragment(doc, 0, -1, 0)
+			f, err := web.MessagesFragment(doc, 0, -1, 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

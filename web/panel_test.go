@@ -45,7 +45,7 @@ func TestContextInfoAfterCompaction(t *testing.T) {
 func TestRenderPanel(t *testing.T) {
 	doc := &session.Document{ID: "abc", Scratchpad: "<b>x</b>", Links: []session.Link{{URL: "https://go.dev", Title: "Go"}}}
 	for _, ro := range []bool{false, true} {
-		html, err := RenderPanel(doc, ro)
+		html, err := RenderPanel(doc, ro, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

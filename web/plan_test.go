@@ -24,7 +24,7 @@ func TestPanelTodo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			html, err := RenderPanel(&session.Document{ID: "x", Todo: tt.todo}, false)
+			html, err := RenderPanel(&session.Document{ID: "x", Todo: tt.todo}, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

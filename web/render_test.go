@@ -71,7 +71,8 @@ func homeView() web.HomeView {
 		Profile: "work",
 		Now:     now,
 		Rows: []web.SessionRow{
-			{ID: "0193c7b2-6c1e-7c4a-9a0e-3f5b2d1e8a90", Title: "Fix the flaky test", Model: "anthropic/claude-sonnet-4-5", UpdatedAt: now.Add(-3 * time.Hour), Messages: 9},
+			{ID: "0193c7b2-6c1e-7c4a-9a0e-3f5b2d1e8a90", Title: "Fix the flaky test", Model: "anthropic/claude-sonnet-4-5", UpdatedAt: now.Add(-3 * time.Hour), Messages: 9,
+				Usage: web.UsageView{Input: 1200, Output: 340, CacheRead: 48000, CacheWrite: 2100, USD: 0.0298, Models: []string{"anthropic/claude-sonnet-4-5"}}},
 			{ID: "0193c7b2-0000-7000-8000-000000000001", Title: "Untitled", UpdatedAt: now.Add(-30 * time.Second), Messages: 1},
 			{ID: "0193c7b2-0000-7000-8000-000000000002", Damaged: "invalid character '}' at byte 12"},
 		},
@@ -84,6 +85,7 @@ func sessionView(t *testing.T) web.SessionView {
 		Sidecars:    map[string]string{"readline": "go test ./...\ngit status", "console": "$ make\nok"},
 		RecentLimit: 4,
 		Profile:     "work",
+		Price:       testPricer(),
 	})
 }
 
@@ -224,7 +226,10 @@ func TestSessionPageGolden(t *testing.T) {
 		// The composer and what the chat script fills.
 		"composer-input": 1, "send-button": 1, "image-button": 1, "image-input": 1,
 		"turn-status": 1, "command-help": 1, "provider-help": 1, "session-usage": 1,
-		"attachment": 0, "approval": 0, "queued": 0, "turn-error": 0, "turn-usage": 0,
+		"attachment": 0, "approval": 0, "queued": 0, "turn-error": 0,
+		// The turn of msg_0004 to msg_0007, rendered from the document;
+		// the interrupted one after it reported no usage.
+		"turn-usage": 1, "session-cost": 1, "session-hit": 1,
 	}
 	for id, want := range counts {
 		if got := byTestID(d, id).Length(); got != want {
@@ -343,7 +348,7 @@ func assertNoComposerParts(t *testing.T, d *goquery.Document) {
 }
 
 func TestMessagesFragmentRender(t *testing.T) {
-	f, err := web.MessagesFragment(loadDoc(t), 0, 3, 0)
+	f, err := web.MessagesFragment(loadDoc(t), 0, 3, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +382,7 @@ func TestReplacedAnswerFolded(t *testing.T) {
 	d := doc(session.Thread{Messages: []session.Message{
 		human("h1", "Explain it"), failed, agent("a2", "The whole answer"), call, cut,
 	}})
-	f, err := web.MessagesFragment(d, 0, -1, 0)
+	f, err := web.MessagesFragment(d, 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

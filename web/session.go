@@ -29,6 +29,8 @@ type SessionViewOptions struct {
 	NotificationsOff bool
 	// Lineage is what the listing tells of the session's relatives.
 	Lineage Lineage
+	// Price figures the costs shown; nil shows "price unknown".
+	Price Pricer
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -142,12 +144,12 @@ func (v SessionView) Panel() PanelView {
 
 // NewPanelView is the side panel of doc, without the cost of the page's
 // message rendering. readOnly is set when this process may not change the
-// session.
-func NewPanelView(doc *session.Document, readOnly bool) PanelView {
+// session; price figures its cost.
+func NewPanelView(doc *session.Document, readOnly bool, price Pricer) PanelView {
 	p := PanelView{
 		ID: doc.ID, Model: doc.Model, Cwd: doc.Cwd, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt,
 		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
-		Usage: sessionUsage(doc), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
+		Usage: sessionUsage(doc, price), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
 		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
 	p.Parent = newParentView(doc, Lineage{})
@@ -155,9 +157,9 @@ func NewPanelView(doc *session.Document, readOnly bool) PanelView {
 }
 
 // RenderPanel is the panel event's HTML for doc.
-func RenderPanel(doc *session.Document, readOnly bool) (string, error) {
+func RenderPanel(doc *session.Document, readOnly bool, price Pricer) (string, error) {
 	var b strings.Builder
-	if err := Panel(NewPanelView(doc, readOnly)).Render(context.Background(), &b); err != nil {
+	if err := Panel(NewPanelView(doc, readOnly, price)).Render(context.Background(), &b); err != nil {
 		return "", fmt.Errorf("render panel: %w", err)
 	}
 	return b.String(), nil
@@ -384,7 +386,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		MessageCount:     doc.MessageCount(),
 		Profile:          opts.Profile,
 		NotificationsOff: opts.NotificationsOff,
-		Usage:            sessionUsage(doc),
+		Usage:            sessionUsage(doc, opts.Price),
 		Context:          contextInfo(doc, opts.Context),
 		Goal:             doc.Goal,
 		Mode:             doc.Mode,
@@ -396,7 +398,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		// the fork.
 		v.Title = v.UntitledText()
 	}
-	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit)
+	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit, opts.Price)
 	v.Latest.Waiting = doc.PendingNotes()
 	v.Latest.Recent.AllowFork()
 	return v
@@ -444,7 +446,7 @@ func sidecarViews(sidecars map[string]string) []SidecarView {
 
 // threadViews splits doc's threads into the earlier ones and the latest.
 // A successor's summary is shown on the thread it summarises.
-func threadViews(doc *session.Document, limit int) ([]ThreadView, ThreadView) {
+func threadViews(doc *session.Document, limit int, price Pricer) ([]ThreadView, ThreadView) {
 	if len(doc.Threads) == 0 {
 		return nil, ThreadView{Recent: MessagesFragmentView{SessionID: doc.ID}}
 	}
@@ -467,18 +469,19 @@ func threadViews(doc *session.Document, limit int) ([]ThreadView, ThreadView) {
 			CarriedInto: i == from,
 		})
 	}
+	lines := threadLines(doc, last, price)
 	latest := ThreadView{
 		Index:     last,
 		CreatedAt: t.CreatedAt,
 		Count:     len(t.Messages),
-		Recent:    newFragment(doc.ID, last, t.Messages, len(t.Messages), limit),
+		Recent:    newFragment(doc.ID, last, t.Messages, len(t.Messages), limit, lines),
 		Carried:   carried,
 	}
 	if carried > 0 && latest.Recent.Start <= carried {
 		// The run starts at the first message of this thread's own: the
 		// ones before it are shown in the earlier thread, so there is
 		// nothing earlier to load here.
-		latest.Recent = MessagesFragmentView{SessionID: doc.ID, Thread: last, Messages: messageViews(doc.ID, t.Messages[carried:])}
+		latest.Recent = MessagesFragmentView{SessionID: doc.ID, Thread: last, Messages: messageViews(doc.ID, t.Messages[carried:], lines)}
 	}
 	if t.Summary != "" && !slices.Contains(summaries, last) {
 		latest.SummaryHTML = RenderMarkdown(t.Summary)

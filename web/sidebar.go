@@ -126,6 +126,15 @@ func WithStatus(rows []SessionRow, sums []session.Summary, status func(session.S
 	return rows
 }
 
+// WithCost fills in what each row's session cost, at price, from the
+// usage by model its summary carries: the listing reads no document.
+func WithCost(rows []SessionRow, sums []session.Summary, price Pricer) []SessionRow {
+	for i := range rows {
+		rows[i].Usage = usageByModel(sums[i].Usage, sums[i].Model, price)
+	}
+	return rows
+}
+
 // shortAgo is relTime for a narrow column: "5m", "3h", "2d", then the
 // date. Without a clock (now zero) it is the date.
 func shortAgo(now, t time.Time) string {

@@ -21,7 +21,7 @@ func TestToolEventHTML(t *testing.T) {
 		{ID: "m1", Role: "assistant", Content: []session.Block{use}},
 		{ID: "m2", Role: "user", Content: []session.Block{result}},
 	}}}}
-	frag, err := web.MessagesFragment(doc, 0, -1, 0)
+	frag, err := web.MessagesFragment(doc, 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,8 @@ type SessionRow struct {
 	// ParentTitle".
 	Parent      string
 	ParentTitle string
+	// Usage is the session's tokens and cost (WithCost fills in the cost).
+	Usage UsageView
 }
 
 // NewSessionRow returns the row of one listed session.

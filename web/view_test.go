@@ -176,7 +176,7 @@ func TestMessagesFragmentWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := web.MessagesFragment(doc(session.Thread{Messages: tt.msgs}), 0, tt.before, tt.limit)
+			f, err := web.MessagesFragment(doc(session.Thread{Messages: tt.msgs}), 0, tt.before, tt.limit, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func TestMessagesFragmentWindow(t *testing.T) {
 }
 
 func TestMessagesFragmentEarlierURL(t *testing.T) {
-	f, err := web.MessagesFragment(doc(session.Thread{Messages: chat(10)}, session.Thread{Messages: chat(250)}), 1, 250, 100)
+	f, err := web.MessagesFragment(doc(session.Thread{Messages: chat(10)}, session.Thread{Messages: chat(250)}), 1, 250, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestMessagesFragmentEarlierURL(t *testing.T) {
 
 func TestMessagesFragmentNoThread(t *testing.T) {
 	for _, thread := range []int{-1, 1} {
-		_, err := web.MessagesFragment(doc(session.Thread{}), thread, 0, 0)
+		_, err := web.MessagesFragment(doc(session.Thread{}), thread, 0, 0, nil)
 		if !errors.Is(err, web.ErrNoThread) {
 			t.Errorf("thread %d: err = %v, want ErrNoThread", thread, err)
 		}
@@ -224,7 +224,7 @@ func TestToolCallPairedWithResult(t *testing.T) {
 		{Type: session.BlockToolResult, ToolUseID: "toolu_A", IsError: true, Content: jsontext.Value(`"FAIL"`), DurationMS: 26410},
 		{Type: session.BlockToolResult, ToolUseID: "toolu_B", Content: jsontext.Value(`[{"type":"text","text":"1\tpackage a"},{"type":"image","sha256":"ab","media_type":"image/png"}]`), DurationMS: 3},
 	}}
-	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{human("h", "go"), call, results}}), 0, -1, 0)
+	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{human("h", "go"), call, results}}), 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestToolCallPairedWithResult(t *testing.T) {
 
 func TestOrphanToolResultShownAlone(t *testing.T) {
 	m := toolResult("u1", "toolu_gone", `"late output"`, false, 0)
-	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{m}}), 0, -1, 0)
+	f, err := web.MessagesFragment(doc(session.Thread{Messages: []session.Message{m}}), 0, -1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

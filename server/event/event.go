@@ -155,6 +155,9 @@ type TurnEnd struct {
 	StopReason   string `json:"stop_reason"`
 	Usage        Usage  `json:"usage"`
 	SessionUsage Usage  `json:"session_usage"`
+	// HTML is the turn's usage line (tokens, cache hit, cost) as the page
+	// renders it from the document; "" when the turn reported no usage.
+	HTML string `json:"html,omitempty"`
 }
 
 // TurnError says what failed. Turn is empty only for an error outside a

@@ -55,6 +55,9 @@ type Options struct {
 	// RenderPanel renders the session page's side panel, editable, for
 	// the panel event; nil: no panel events.
 	RenderPanel func(*session.Document) (string, error)
+	// RenderTurnUsage renders the last turn's usage line from the
+	// document, for turn.end ("" when the turn reported no usage).
+	RenderTurnUsage func(*session.Document) (string, error)
 	// RenderToolCall renders a tool call's card, for tool.start;
 	// RenderToolResult its recorded outcome, for tool.end;
 	// RenderApproval a pending approval's card, for tool.approval and a

@@ -22,3 +22,16 @@ func (s *Session) publishPanel() {
 	}
 	s.publish(event.Panel{HTML: html})
 }
+
+// renderTurnUsage is the last turn's usage line for turn.end, rendered
+// from d as the page renders it; "" when there is none or it failed.
+func (s *Session) renderTurnUsage(d *session.Document) string {
+	if s.m.opts.RenderTurnUsage == nil {
+		return ""
+	}
+	html, err := s.m.opts.RenderTurnUsage(d)
+	if err != nil {
+		s.m.log.Warn("render turn usage failed", "session", s.id, "err", err)
+	}
+	return html
+}

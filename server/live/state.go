@@ -102,6 +102,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	var (
 		sessionUsage session.Usage
 		title        string
+		usageHTML    string
 		next         *Queued
 		nextSlot     *turnSlot
 	)
@@ -109,6 +110,9 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		// The session's total is derived from the document, so the tab's
 		// live figure and the page's agree (carried messages counted once).
 		sessionUsage, title = d.Usage(), d.Title
+		if slot.kind == slotTurn && !end.notStarted {
+			usageHTML = s.renderTurnUsage(d)
+		}
 	})
 	if !s.closing && !s.archived && !end.notStarted {
 		next = s.nextQueued()
@@ -137,7 +141,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 			s.recordFailure(end.err)
 			s.publish(event.TurnError{Turn: slot.turn, Error: end.err.Error()})
 		}
-		s.publish(event.TurnEnd{Turn: slot.turn, StopReason: end.stop, Usage: usageOf(end.usage), SessionUsage: usageOf(sessionUsage)})
+		s.publish(event.TurnEnd{Turn: slot.turn, StopReason: end.stop, Usage: usageOf(end.usage), SessionUsage: usageOf(sessionUsage), HTML: usageHTML})
 	default:
 		s.publishContext()
 	}

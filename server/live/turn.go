@@ -200,10 +200,11 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, err
 	}
-	s.applyThinking(&req, s.model(), msgID)
+	model := s.model()
+	s.applyThinking(&req, model, msgID)
 	s.enter(StatusThinking, "")
 	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
-	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: req.Model, Content: []session.Block{}}) == nil
+	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: model, Content: []session.Block{}}) == nil
 	// A new renderer per attempt: a retry's answer starts from nothing.
 	var blocks StreamRenderer
 	if s.m.opts.StreamRenderer != nil {
@@ -225,9 +226,10 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 			journaled = s.w.Delta(msgID, delta) == nil
 		}
 	})
-	if resp.Model == "" {
-		resp.Model = req.Model
-	}
+	// The answer keeps the model as the session names it ("provider/id"),
+	// not as the provider echoed it (a dated snapshot, no provider): its
+	// cost is figured later from that model's prices.
+	resp.Model = model
 	if err != nil && ctx.Err() == nil && llm.IsRetryable(err) {
 		s.publish(event.MessageDiscard{Message: msgID})
 	}

@@ -1,0 +1,134 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"myco/session"
+)
+
+// TurnUsageView is a turn's usage line: the tokens and cost of every
+// answer of the turn, shown after its last one. The page renders it from
+// the document and turn.end carries the same rendering, so a reload shows
+// the line the live page showed.
+type TurnUsageView struct {
+	// Start is the ID of the message that began the turn: the line's key,
+	// by which the tab replaces a line it already shows.
+	Start string
+	// After is the ID of the turn's last answer, which the line follows.
+	After string
+	Usage UsageView
+	// Undone: /undo took the turn back; the line is hidden with it.
+	Undone bool
+}
+
+// turnLines are the usage lines of a thread's turns, by the ID of the
+// answer each follows. A turn begins at a message the person typed (not
+// a steer, which joins the running turn), at a goal's turn, or at the
+// first answer of a retry; it holds every message up to the next one.
+// The first carried messages belong to the thread before and are left
+// out, as their usage is counted there. A turn with no usage has no line.
+func turnLines(msgs []session.Message, carried int, sessionModel string, price Pricer) map[string]TurnUsageView {
+	lines := map[string]TurnUsageView{}
+	for _, t := range turns(msgs[min(carried, len(msgs)):]) {
+		if v, ok := turnLine(t, sessionModel, price); ok {
+			lines[v.After] = v
+		}
+	}
+	return lines
+}
+
+// turns splits msgs at the messages that begin a turn.
+func turns(msgs []session.Message) [][]session.Message {
+	retries := map[string]bool{}
+	for _, m := range msgs {
+		if m.ReplacedBy != "" {
+			retries[m.ReplacedBy] = true
+		}
+	}
+	var out [][]session.Message
+	start := 0
+	for i, m := range msgs {
+		if i > start && beginsTurn(m, retries) {
+			out = append(out, msgs[start:i])
+			start = i
+		}
+	}
+	if start < len(msgs) {
+		out = append(out, msgs[start:])
+	}
+	return out
+}
+
+func beginsTurn(m session.Message, retries map[string]bool) bool {
+	if m.Role == "user" {
+		return (m.Human && !m.Steer) || m.Goal != nil
+	}
+	return retries[m.ID]
+}
+
+// turnLine is the line of one turn's messages, after the last answer
+// that reported usage (not a failure's card saved after it, which has
+// none: turn.end is rendered before that is saved); false when none did.
+func turnLine(msgs []session.Message, sessionModel string, price Pricer) (TurnUsageView, bool) {
+	v := TurnUsageView{Start: msgs[0].ID}
+	for _, m := range msgs {
+		if m.Role != "assistant" || m.Usage == nil {
+			continue
+		}
+		v.After, v.Undone = m.ID, m.Undone
+		v.Usage.add(answerModel(m.Model, sessionModel), *m.Usage, price)
+	}
+	return v, v.After != ""
+}
+
+// LastTurnUsage is the line of the latest thread's last turn: what
+// turn.end carries and /usage calls the last turn. false when that turn
+// reported no usage.
+func LastTurnUsage(doc *session.Document, price Pricer) (TurnUsageView, bool) {
+	if len(doc.Threads) == 0 {
+		return TurnUsageView{}, false
+	}
+	t := doc.Threads[len(doc.Threads)-1]
+	msgs := t.Messages
+	if t.CompactedFrom != nil {
+		msgs = msgs[min(t.Carried, len(msgs)):]
+	}
+	all := turns(msgs)
+	if len(all) == 0 {
+		return TurnUsageView{}, false
+	}
+	return turnLine(all[len(all)-1], doc.Model, price)
+}
+
+// RenderTurnUsage is turn.end's HTML: the last turn's usage line, or ""
+// when it reported no usage.
+func RenderTurnUsage(doc *session.Document, price Pricer) (string, error) {
+	v, ok := LastTurnUsage(doc, price)
+	if !ok {
+		return "", nil
+	}
+	var b strings.Builder
+	if err := TurnUsage(v).Render(context.Background(), &b); err != nil {
+		return "", fmt.Errorf("render turn usage: %w", err)
+	}
+	return b.String(), nil
+}
+
+// UsageCardView is what /usage shows: the last turn's figures and the
+// session's, from the document.
+type UsageCardView struct {
+	Turn    *UsageView // nil before the first answer
+	Session UsageView
+	Model   string // the session's model, "" for the default
+}
+
+// NewUsageCardView is the /usage card of doc.
+func NewUsageCardView(doc *session.Document, price Pricer) UsageCardView {
+	v := UsageCardView{Session: sessionUsage(doc, price), Model: doc.Model}
+	if t, ok := LastTurnUsage(doc, price); ok {
+		v.Turn = &t.Usage
+	}
+	return v
+}
