@@ -201,11 +201,15 @@ const (
 
 // Usage is the token accounting of one model response.
 type Usage struct {
-	InputTokens              int64          `json:"input_tokens"`
-	OutputTokens             int64          `json:"output_tokens"`
-	CacheReadInputTokens     int64          `json:"cache_read_input_tokens,omitzero"`
-	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens,omitzero"`
-	Unknown                  jsontext.Value `json:",embed"`
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitzero"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitzero"`
+	// CacheCreation1hInputTokens is the part of CacheCreationInputTokens
+	// written with the 1-hour lifetime, which costs more than the
+	// 5-minute one (Anthropic's cache_creation.ephemeral_1h_input_tokens).
+	CacheCreation1hInputTokens int64          `json:"cache_creation_1h_input_tokens,omitzero"`
+	Unknown                    jsontext.Value `json:",embed"`
 }
 
 // Block is one content block: text, image, tool_use or tool_result.
@@ -347,6 +351,7 @@ func (u *Usage) Add(v Usage) {
 	u.OutputTokens += v.OutputTokens
 	u.CacheReadInputTokens += v.CacheReadInputTokens
 	u.CacheCreationInputTokens += v.CacheCreationInputTokens
+	u.CacheCreation1hInputTokens += v.CacheCreation1hInputTokens
 }
 
 // Context is the context a model call used, as the provider counted it:

@@ -151,8 +151,8 @@ func TestSessionPageUsageAndModel(t *testing.T) {
 	}()}})
 	d := parseHTML(t, render(t, web.SessionPage(web.NewSessionView(d0, web.SessionViewOptions{}))))
 	usage := byTestID(d, "session-usage")
-	if usage.Text() != "in 2,000 · out 10" {
-		t.Errorf("session usage %q", usage.Text())
+	if got := textOf(usage); got != "in 2,000 · out 10" {
+		t.Errorf("session usage %q", got)
 	}
 	for attr, want := range map[string]string{"data-input": "2000", "data-output": "10", "data-cache-read": "0", "data-cache-write": "0"} {
 		if got, _ := usage.Attr(attr); got != want {

@@ -100,7 +100,10 @@ func (u UsageView) Used() bool {
 
 // Text is the tokens in one line: "in 1,234 · out 56 · cache read 1,000
 // · cache write 200". Cache figures appear only when there are some.
-func (u UsageView) Text() string {
+func (u UsageView) Text() string { return strings.Join(u.TokenParts(), " · ") }
+
+// TokenParts are Text's figures, each kept on one line by the page.
+func (u UsageView) TokenParts() []string {
 	parts := []string{"in " + groupDigits(u.Input), "out " + groupDigits(u.Output)}
 	if u.CacheRead > 0 {
 		parts = append(parts, "cache read "+groupDigits(u.CacheRead))
@@ -108,7 +111,7 @@ func (u UsageView) Text() string {
 	if u.CacheWrite > 0 {
 		parts = append(parts, "cache write "+groupDigits(u.CacheWrite))
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // HitPercent is the share of the input read from the prompt cache:
@@ -124,11 +127,20 @@ func (u UsageView) HitPercent() (pct int, ok bool) {
 
 // HitText is "93% cache hit", or "" with no input.
 func (u UsageView) HitText() string {
+	if p := u.PercentText(); p != "" {
+		return p + " cache hit"
+	}
+	return ""
+}
+
+// PercentText is the cache hit alone, "93%", or "" with no input: what
+// the side panel and a listing row show beside their own label.
+func (u UsageView) PercentText() string {
 	pct, ok := u.HitPercent()
 	if !ok {
 		return ""
 	}
-	return strconv.Itoa(pct) + "% cache hit"
+	return strconv.Itoa(pct) + "%"
 }
 
 // CostText is the cost at list prices ("$0.0132", "$1.24"), or "price
@@ -182,16 +194,16 @@ func formatUSD(usd float64) string {
 	return "$" + groupDigits(int64(math.Round(usd)))
 }
 
-// RowText is a listing row's figure: "$0.42 · 93% cached", compact.
+// RowText is a listing row's figure: "$0.42 · 93% cached", compact (a
+// phone's row leaves out the word "cached").
 func (u UsageView) RowText() string {
 	if !u.Used() {
 		return ""
 	}
-	cost := u.CostText()
-	if pct, ok := u.HitPercent(); ok {
-		return cost + " · " + strconv.Itoa(pct) + "% cached"
+	if p := u.PercentText(); p != "" {
+		return u.CostText() + " · " + p + " cached"
 	}
-	return cost
+	return u.CostText()
 }
 
 // RowTitle is a listing row's tooltip: the tokens, and what the figures are.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
 	"myco/session"
@@ -281,7 +282,7 @@ func TestLastTurnUsageRenders(t *testing.T) {
 	if after, _ := line.Attr("data-after"); after != "a2" {
 		t.Errorf("after %q, want a2", after)
 	}
-	if got := strings.Join(strings.Fields(line.Text()), " "); got != "in 1,000 · out 500 · cache read 9,000 · cache write 200 · 88% cache hit · $0.0140" {
+	if got := textOf(line); got != "in 1,000 · out 500 · cache read 9,000 · cache write 200 · 88% cache hit · $0.0140" {
 		t.Errorf("line %q", got)
 	}
 	page := parseHTML(t, render(t, web.SessionPage(web.NewSessionView(d, web.SessionViewOptions{Price: testPricer()}))))
@@ -296,7 +297,7 @@ func TestLastTurnUsageRenders(t *testing.T) {
 	if got := byTestID(page, "session-cost").Text(); got != "$0.0279" {
 		t.Errorf("panel cost %q, want $0.0279", got)
 	}
-	if got := byTestID(page, "session-hit").Text(); got != "88% cache hit" {
+	if got := byTestID(page, "session-hit").Text(); got != "88%" {
 		t.Errorf("panel hit %q", got)
 	}
 
@@ -305,7 +306,7 @@ func TestLastTurnUsageRenders(t *testing.T) {
 		"usage-turn":    "in 1,000 · out 500 · cache read 9,000 · cache write 200 · 88% cache hit · $0.0140",
 		"usage-session": "in 2,000 · out 1,000 · cache read 18,000 · cache write 400 · 88% cache hit · $0.0279",
 	} {
-		if got := strings.Join(strings.Fields(byTestID(card, id).Text()), " "); got != want {
+		if got := textOf(byTestID(card, id)); got != want {
 			t.Errorf("/usage %s %q, want %q", id, got, want)
 		}
 	}
@@ -323,7 +324,11 @@ func TestSessionRowCost(t *testing.T) {
 		t.Errorf("row %q", got)
 	}
 	d := parseHTML(t, render(t, web.SessionRows(web.HomeView{Rows: rows})))
-	if got := byTestID(d, "row-cost").Text(); got != "$0.0140 · 88% cached" {
+	if got := textOf(byTestID(d, "row-cost")); got != "$0.0140 · 88% cached" {
 		t.Errorf("rendered row %q", got)
 	}
 }
+
+// textOf is s's text as a browser lays it out: runs of white space are one
+// space (the HTML between figures has line breaks).
+func textOf(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }

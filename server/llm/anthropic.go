@@ -260,6 +260,9 @@ func anthropicMeta(acc *anthropic.Message, req Request) Response {
 		OutputTokens:             acc.Usage.OutputTokens,
 		CacheReadInputTokens:     acc.Usage.CacheReadInputTokens,
 		CacheCreationInputTokens: acc.Usage.CacheCreationInputTokens,
+		// The split by lifetime comes with message_start; a 1-hour write
+		// costs more than a 5-minute one.
+		CacheCreation1hInputTokens: min(acc.Usage.CacheCreation.Ephemeral1hInputTokens, acc.Usage.CacheCreationInputTokens),
 	}}
 	if r.Model == "" {
 		r.Model = req.Model

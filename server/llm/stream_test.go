@@ -92,8 +92,13 @@ func TestUsageParsed(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p.name, func(t *testing.T) {
 			srv := fakellm.Start(t)
-			resp, _ := mustStream(t, p.client(srv, nil), request(human("[[usage:in=100,out=20,cache_read=50]]")))
+			resp, _ := mustStream(t, p.client(srv, nil), request(human("[[usage:in=100,out=20,cache_read=50,cache_write=30]]")))
+			// input is the uncached part for both (OpenAI's prompt_tokens
+			// holds its cached_tokens); OpenAI reports no cache writes.
 			want := session.Usage{InputTokens: 100, OutputTokens: 20, CacheReadInputTokens: 50}
+			if p.name == "anthropic" {
+				want.CacheCreationInputTokens = 30
+			}
 			if diff := cmp.Diff(want, resp.Usage); diff != "" {
 				t.Errorf("usage (-want +got):\n%s", diff)
 			}
