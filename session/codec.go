@@ -118,7 +118,7 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		}
 		// Only the usage is kept of each message: Carried is known once
 		// the whole thread is read, whatever the order of its members.
-		c.usage.thread(t.CompactedFrom, t.Carried, t.Messages.usage)
+		c.usage.thread(t.CompactedFrom, t.Carried, t.Messages.n, t.Messages.at)
 		return err
 	})
 }
@@ -126,8 +126,20 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type messageCounter struct {
 	n    int
 	last answerState
-	// usage holds each message's model and usage alone, in order.
-	usage []Message
+	// usage holds the model and usage of each message that has usage,
+	// by its index in the thread.
+	usage map[int]modelUsage
+}
+
+type modelUsage struct {
+	model string
+	usage *Usage
+}
+
+// at is message i's model and usage (nil when it has none).
+func (mc *messageCounter) at(i int) (string, *Usage) {
+	mu := mc.usage[i]
+	return mu.model, mu.usage
 }
 
 func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
@@ -135,7 +147,12 @@ func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		var m Message
 		mc.n++
 		err := json.UnmarshalDecode(dec, &m)
-		mc.usage = append(mc.usage, Message{Model: m.Model, Usage: m.Usage})
+		if m.Usage != nil {
+			if mc.usage == nil {
+				mc.usage = map[int]modelUsage{}
+			}
+			mc.usage[mc.n-1] = modelUsage{m.Model, m.Usage}
+		}
 		if answer(&m) {
 			mc.last = answerOK
 			if m.Error != nil {

@@ -293,7 +293,9 @@ type ModelUsage struct {
 func (d *Document) UsageByModel() []ModelUsage {
 	var c usageCounter
 	for _, t := range d.Threads {
-		c.thread(t.CompactedFrom, t.Carried, t.Messages)
+		c.thread(t.CompactedFrom, t.Carried, len(t.Messages), func(i int) (string, *Usage) {
+			return t.Messages[i].Model, t.Messages[i].Usage
+		})
 	}
 	return c.byModel()
 }
@@ -302,13 +304,15 @@ func (d *Document) UsageByModel() []ModelUsage {
 // UsageByModel and the listing's Summary.Usage.
 type usageCounter struct{ sums map[string]Usage }
 
-// thread counts the messages of one thread but those carried into it.
-func (c *usageCounter) thread(compactedFrom *int, carried int, msgs []Message) {
+// thread counts the n messages of one thread but those carried into it;
+// at says the model and usage of message i.
+func (c *usageCounter) thread(compactedFrom *int, carried, n int, at func(i int) (string, *Usage)) {
+	from := 0
 	if compactedFrom != nil {
-		msgs = msgs[min(carried, len(msgs)):]
+		from = min(carried, n)
 	}
-	for _, m := range msgs {
-		c.add(m.Model, m.Usage)
+	for i := from; i < n; i++ {
+		c.add(at(i))
 	}
 }
 

@@ -83,23 +83,33 @@ func turnLine(msgs []session.Message, sessionModel string, price Pricer) (TurnUs
 	return v, v.After != ""
 }
 
-// LastTurnUsage is the line of the latest thread's last turn: what
-// turn.end carries and /usage calls the last turn. false when that turn
-// reported no usage.
+// LastTurnUsage is the line of the session's last turn: what turn.end
+// carries and /usage calls the last turn. false when that turn reported
+// no usage. A thread that compaction just made holds no turn of its own
+// (only the summary and the messages it carried): the last turn is then
+// the one that ended in the thread it was made from.
 func LastTurnUsage(doc *session.Document, price Pricer) (TurnUsageView, bool) {
-	if len(doc.Threads) == 0 {
-		return TurnUsageView{}, false
+	for i, hops := len(doc.Threads)-1, 0; i >= 0 && hops < len(doc.Threads); hops++ {
+		t := doc.Threads[i]
+		msgs := t.Messages
+		if t.CompactedFrom != nil {
+			msgs = msgs[min(t.Carried, len(msgs)):]
+		}
+		if all := turns(msgs); len(all) > 0 {
+			return turnLine(all[len(all)-1], doc.Model, price)
+		}
+		i = predecessor(t, i)
 	}
-	t := doc.Threads[len(doc.Threads)-1]
-	msgs := t.Messages
-	if t.CompactedFrom != nil {
-		msgs = msgs[min(t.Carried, len(msgs)):]
+	return TurnUsageView{}, false
+}
+
+// predecessor is the index of the thread thread i was compacted from: the
+// one it names, else the one before it.
+func predecessor(t session.Thread, i int) int {
+	if t.CompactedFrom != nil && *t.CompactedFrom < i {
+		return *t.CompactedFrom
 	}
-	all := turns(msgs)
-	if len(all) == 0 {
-		return TurnUsageView{}, false
-	}
-	return turnLine(all[len(all)-1], doc.Model, price)
+	return i - 1
 }
 
 // RenderTurnUsage is turn.end's HTML: the last turn's usage line, or ""

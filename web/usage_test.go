@@ -332,3 +332,22 @@ func TestSessionRowCost(t *testing.T) {
 // textOf is s's text as a browser lays it out: runs of white space are one
 // space (the HTML between figures has line breaks).
 func textOf(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+
+// A turn that ended in a compaction (automatic, after the answer) left the
+// new thread only the summary and carried messages: its line is the
+// earlier thread's last turn.
+func TestLastTurnUsageAfterCompaction(t *testing.T) {
+	a := answer("a1", sonnet, 6000, 20, 0, 0)
+	d := doc(
+		session.Thread{Messages: []session.Message{human("h1", "go"), a}},
+		session.Thread{Summary: "s", CompactedFrom: new(int), Carried: 2, Messages: []session.Message{human("h1", "go"), a}},
+	)
+	v, ok := web.LastTurnUsage(d, testPricer())
+	if !ok || v.After != "a1" || v.Usage.Input != 6000 {
+		t.Errorf("LastTurnUsage = %+v, %v; want the line after a1 with its 6,000 tokens", v, ok)
+	}
+	d.Threads = append(d.Threads, session.Thread{Messages: []session.Message{human("h2", "more")}})
+	if v, ok := web.LastTurnUsage(d, testPricer()); ok {
+		t.Errorf("a turn with no answer yet: %+v, want none", v)
+	}
+}

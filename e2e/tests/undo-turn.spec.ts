@@ -59,6 +59,8 @@ test('/undo lists the files, then takes the turn back', async ({ page, myco, fak
   await expect(card).toHaveCount(0);
   await expect(answer).toBeHidden();
   await expect(page.locator('[data-testid="message"]').getByText('change the files')).toBeHidden();
+  // Its usage line goes with it.
+  await expect(page.getByTestId('turn-usage')).toBeHidden();
   expect(fs.readFileSync(file('edit.txt'), 'utf8')).toBe('original\n');
   expect(fs.readFileSync(file('gone.txt'), 'utf8')).toBe('keep me\n');
   expect(fs.readFileSync(file('hand.txt'), 'utf8')).toBe('first\n');
@@ -74,12 +76,14 @@ test('/undo lists the files, then takes the turn back', async ({ page, myco, fak
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   await expect(answer).toBeHidden();
   await expect(page.locator('[data-testid="message"]').getByText('change the files')).toBeHidden();
+  await expect(page.getByTestId('turn-usage')).toBeHidden();
 
   // /redo brings it back, without a reload.
   await input.fill('/redo');
   await input.press('Enter');
   await page.getByTestId('undo-card').getByTestId('undo-confirm').click();
   await expect(answer).toBeVisible();
+  await expect(page.getByTestId('turn-usage')).toBeVisible();
   expect(fs.readFileSync(file('edit.txt'), 'utf8')).toBe('edited\n');
   expect(fs.existsSync(file('gone.txt'))).toBe(false);
   fs.rmSync(dir, { recursive: true, force: true });
