@@ -173,3 +173,44 @@ func BenchmarkList10000Expired(b *testing.B) {
 		list(b)
 	}
 }
+
+// BenchmarkSummarize is the listing's summary of a live session's
+// document, made again after every message it appends (noteChanged): it
+// counts the usage of every answer by model, so it grows with the
+// session, but stays far below the append's fsync.
+func BenchmarkSummarize(b *testing.B) {
+	for _, rounds := range []int{100, 3000} {
+		doc := realisticDoc("0193c7b2-0000-7000-8000-0000000000bf", rounds, 200)
+		b.Run(fmt.Sprint(rounds*3, "msgs"), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				_ = doc.Summarize()
+			}
+		})
+	}
+}
+
+// BenchmarkScanSummary is a first listing's cost for one document: the
+// whole file decoded, each message counted (and its usage kept) and
+// dropped.
+func BenchmarkScanSummary(b *testing.B) {
+	dir := b.TempDir()
+	doc := realisticDoc("0193c7b2-0000-7000-8000-0000000000c0", 3000, 200)
+	data, err := session.Encode(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, doc.ID+".json"), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for range b.N {
+		s, err := session.Open(dir, session.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sums, err := s.List(session.ListOptions{}); err != nil || len(sums) != 1 {
+			b.Fatal(len(sums), err)
+		}
+	}
+}

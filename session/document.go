@@ -4,9 +4,9 @@
 package session
 
 import (
-	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -301,8 +301,10 @@ func (d *Document) UsageByModel() []ModelUsage {
 }
 
 // usageCounter sums usage by model: the one rule behind Document.Usage,
-// UsageByModel and the listing's Summary.Usage.
-type usageCounter struct{ sums map[string]Usage }
+// UsageByModel and the listing's Summary.Usage. A session has a model or
+// three, so a list searched in order beats a map (a live session's summary
+// is made again after every message).
+type usageCounter struct{ sums []ModelUsage }
 
 // thread counts the n messages of one thread but those carried into it;
 // at says the model and usage of message i.
@@ -320,24 +322,21 @@ func (c *usageCounter) add(model string, u *Usage) {
 	if u == nil {
 		return
 	}
-	if c.sums == nil {
-		c.sums = map[string]Usage{}
+	for i := range c.sums {
+		if c.sums[i].Model == model {
+			c.sums[i].Usage.Add(*u)
+			return
+		}
 	}
-	sum := c.sums[model]
-	sum.Add(*u)
-	c.sums[model] = sum
+	var sum Usage
+	sum.Add(*u) // the counts alone, not u's unknown members
+	c.sums = append(c.sums, ModelUsage{Model: model, Usage: sum})
 }
 
 // byModel is the sums sorted by model; nil when there are none.
 func (c *usageCounter) byModel() []ModelUsage {
-	if len(c.sums) == 0 {
-		return nil
-	}
-	out := make([]ModelUsage, 0, len(c.sums))
-	for _, model := range slices.Sorted(maps.Keys(c.sums)) {
-		out = append(out, ModelUsage{Model: model, Usage: c.sums[model]})
-	}
-	return out
+	slices.SortFunc(c.sums, func(a, b ModelUsage) int { return strings.Compare(a.Model, b.Model) })
+	return c.sums
 }
 
 // ModelOr is the session's model, else def (the settings' default_model):
