@@ -300,6 +300,14 @@ func (d *Document) UsageByModel() []ModelUsage {
 	return c.byModel()
 }
 
+// SumByModel adds up the usage of msgs by the model that gave it, sorted
+// by model, as UsageByModel does for a whole session (a turn's, say).
+func SumByModel(msgs []Message) []ModelUsage {
+	var c usageCounter
+	c.thread(nil, 0, len(msgs), func(i int) (string, *Usage) { return msgs[i].Model, msgs[i].Usage })
+	return c.byModel()
+}
+
 // usageCounter sums usage by model: the one rule behind Document.Usage,
 // UsageByModel and the listing's Summary.Usage. A session has a model or
 // three, so a list searched in order beats a map (a live session's summary

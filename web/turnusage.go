@@ -74,12 +74,12 @@ func beginsTurn(m session.Message, retries map[string]bool) bool {
 func turnLine(msgs []session.Message, sessionModel string, price Pricer) (TurnUsageView, bool) {
 	v := TurnUsageView{Start: msgs[0].ID}
 	for _, m := range msgs {
-		if m.Role != "assistant" || m.Usage == nil {
-			continue
+		if m.Role == "assistant" && m.Usage != nil {
+			v.After, v.Undone = m.ID, m.Undone
 		}
-		v.After, v.Undone = m.ID, m.Undone
-		v.Usage.add(answerModel(m.Model, sessionModel), *m.Usage, price)
 	}
+	// Priced once per model, as the session's total is.
+	v.Usage = usageByModel(session.SumByModel(msgs), sessionModel, price)
 	return v, v.After != ""
 }
 
