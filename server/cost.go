@@ -19,17 +19,22 @@ func (s *Server) price(model string, u session.Usage) (float64, bool) {
 	if model == "" {
 		model = s.defaultModel()
 	}
-	return s.settings().Cost(model, tokensOf(u))
+	st := s.settings()
+	return st.Cost(model, tokensOf(st, u))
 }
 
-// tokensOf is an answer's usage by how it is priced: the cache writes
-// split by lifetime, input already without the cache (FORMAT.md).
-func tokensOf(u session.Usage) profiles.Tokens {
+// tokensOf is an answer's usage by how it is priced, input already without
+// the cache (FORMAT.md): cache writes at the lifetime the provider reported
+// for them; those it did not say (OpenAI-compatible servers, documents
+// written before the split was kept) at the lifetime settings ask for
+// (profiles.Settings.TokensOf).
+func tokensOf(st profiles.Settings, u session.Usage) profiles.Tokens {
 	oneHour := min(u.CacheCreation1hInputTokens, u.CacheCreationInputTokens)
-	return profiles.Tokens{
-		Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadInputTokens,
-		CacheWrite: u.CacheCreationInputTokens - oneHour, CacheWrite1h: oneHour,
-	}
+	fiveMin := min(u.CacheCreation5mInputTokens, u.CacheCreationInputTokens-oneHour)
+	t := st.TokensOf(u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens-oneHour-fiveMin)
+	t.CacheWrite += fiveMin
+	t.CacheWrite1h += oneHour
+	return t
 }
 
 // usageCard is what /usage shows: the last turn's figures and the

@@ -205,9 +205,12 @@ type Usage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitzero"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitzero"`
-	// CacheCreation1hInputTokens is the part of CacheCreationInputTokens
-	// written with the 1-hour lifetime, which costs more than the
-	// 5-minute one (Anthropic's cache_creation.ephemeral_1h_input_tokens).
+	// CacheCreation5mInputTokens and CacheCreation1hInputTokens are the
+	// parts of CacheCreationInputTokens written with the 5-minute and the
+	// 1-hour lifetime, as Anthropic reports them (cache_creation.ephemeral_*);
+	// a 1-hour write costs more. What they leave of the whole (all of it
+	// when the provider did not say) has an unknown lifetime.
+	CacheCreation5mInputTokens int64          `json:"cache_creation_5m_input_tokens,omitzero"`
 	CacheCreation1hInputTokens int64          `json:"cache_creation_1h_input_tokens,omitzero"`
 	Unknown                    jsontext.Value `json:",embed"`
 }
@@ -362,6 +365,7 @@ func (u *Usage) Add(v Usage) {
 	u.OutputTokens += v.OutputTokens
 	u.CacheReadInputTokens += v.CacheReadInputTokens
 	u.CacheCreationInputTokens += v.CacheCreationInputTokens
+	u.CacheCreation5mInputTokens += v.CacheCreation5mInputTokens
 	u.CacheCreation1hInputTokens += v.CacheCreation1hInputTokens
 }
 

@@ -8,7 +8,7 @@
 //   status.js        the status chip, the Stop button, stopping
 //   composer.js      the message box, sending (attachments.js: images;
 //                    commands.js: slash commands; queued.js: the queue)
-//   usage.js         usage, cost, model
+//   usage.js         the model; placing the usage lines the server renders
 //   scroll.js        keeping the bottom in view
 //   notify.js        telling a hidden tab's person: notifications, title marker
 //

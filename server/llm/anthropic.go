@@ -260,10 +260,12 @@ func anthropicMeta(acc *anthropic.Message, req Request) Response {
 		OutputTokens:             acc.Usage.OutputTokens,
 		CacheReadInputTokens:     acc.Usage.CacheReadInputTokens,
 		CacheCreationInputTokens: acc.Usage.CacheCreationInputTokens,
-		// The split by lifetime comes with message_start; a 1-hour write
-		// costs more than a 5-minute one.
-		CacheCreation1hInputTokens: min(acc.Usage.CacheCreation.Ephemeral1hInputTokens, acc.Usage.CacheCreationInputTokens),
 	}}
+	// The split by lifetime comes with message_start; a 1-hour write costs
+	// more than a 5-minute one. Never more than the whole.
+	c, total := acc.Usage.CacheCreation, acc.Usage.CacheCreationInputTokens
+	r.Usage.CacheCreation1hInputTokens = min(c.Ephemeral1hInputTokens, total)
+	r.Usage.CacheCreation5mInputTokens = min(c.Ephemeral5mInputTokens, total-r.Usage.CacheCreation1hInputTokens)
 	if r.Model == "" {
 		r.Model = req.Model
 	}

@@ -19,18 +19,25 @@ func TestAnthropicUsageKeepsCacheWritesByLifetime(t *testing.T) {
 	}{
 		{
 			name: "5-minute writes",
-			in:   anthropic.Usage{InputTokens: 12, OutputTokens: 30, CacheReadInputTokens: 900, CacheCreationInputTokens: 200},
-			want: session.Usage{InputTokens: 12, OutputTokens: 30, CacheReadInputTokens: 900, CacheCreationInputTokens: 200},
+			in: anthropic.Usage{InputTokens: 12, OutputTokens: 30, CacheReadInputTokens: 900, CacheCreationInputTokens: 200,
+				CacheCreation: anthropic.CacheCreation{Ephemeral5mInputTokens: 200}},
+			want: session.Usage{InputTokens: 12, OutputTokens: 30, CacheReadInputTokens: 900, CacheCreationInputTokens: 200, CacheCreation5mInputTokens: 200},
 		},
 		{
 			name: "1-hour writes",
 			in: anthropic.Usage{InputTokens: 12, OutputTokens: 30, CacheCreationInputTokens: 200,
 				CacheCreation: anthropic.CacheCreation{Ephemeral1hInputTokens: 150, Ephemeral5mInputTokens: 50}},
-			want: session.Usage{InputTokens: 12, OutputTokens: 30, CacheCreationInputTokens: 200, CacheCreation1hInputTokens: 150},
+			want: session.Usage{InputTokens: 12, OutputTokens: 30, CacheCreationInputTokens: 200, CacheCreation5mInputTokens: 50, CacheCreation1hInputTokens: 150},
+		},
+		{
+			// A server that does not split: the lifetime is left unknown.
+			name: "no split",
+			in:   anthropic.Usage{CacheCreationInputTokens: 200},
+			want: session.Usage{CacheCreationInputTokens: 200},
 		},
 		{
 			name: "a split larger than the whole is cut to it",
-			in:   anthropic.Usage{CacheCreationInputTokens: 10, CacheCreation: anthropic.CacheCreation{Ephemeral1hInputTokens: 40}},
+			in:   anthropic.Usage{CacheCreationInputTokens: 10, CacheCreation: anthropic.CacheCreation{Ephemeral1hInputTokens: 40, Ephemeral5mInputTokens: 5}},
 			want: session.Usage{CacheCreationInputTokens: 10, CacheCreation1hInputTokens: 10},
 		},
 	}

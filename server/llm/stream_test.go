@@ -97,7 +97,8 @@ func TestUsageParsed(t *testing.T) {
 			// holds its cached_tokens); OpenAI reports no cache writes.
 			want := session.Usage{InputTokens: 100, OutputTokens: 20, CacheReadInputTokens: 50}
 			if p.name == "anthropic" {
-				want.CacheCreationInputTokens = 30
+				// The fake says its writes' lifetime, as Anthropic does.
+				want.CacheCreationInputTokens, want.CacheCreation5mInputTokens = 30, 30
 			}
 			if diff := cmp.Diff(want, resp.Usage); diff != "" {
 				t.Errorf("usage (-want +got):\n%s", diff)
