@@ -70,6 +70,19 @@ func (d *Document) PendingNotes() []Note {
 	return out
 }
 
+// WaitingShown are the waiting notes a page shows: all but myco's own
+// context note, which is the agent's and only waits if a crash came between
+// its saving and the message that carries it.
+func (d *Document) WaitingShown() []Note {
+	var out []Note
+	for _, n := range d.PendingNotes() {
+		if n.Kind != NoteContext {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // NotesIn are the notes message id carried, oldest first.
 func (d *Document) NotesIn(id string) []Note {
 	var out []Note

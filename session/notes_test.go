@@ -198,3 +198,24 @@ func BenchmarkAddNotes(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A context note left waiting (a crash between it and the message that
+// carries it) is still delivered with the next message, but no page shows
+// it: it is myco's word to the agent, not the person's.
+func TestWaitingShownLeavesOutContext(t *testing.T) {
+	d := &session.Document{Notes: []session.Note{
+		{ID: "c", Kind: session.NoteContext, Text: "Today is Wednesday."},
+		{ID: "n", Kind: session.NoteText, Text: "the build is green"},
+		{ID: "f", Kind: session.NoteFile, Path: "a.txt", DeliveredIn: "m1"},
+	}}
+	var pending, shown []string
+	for _, n := range d.PendingNotes() {
+		pending = append(pending, n.ID)
+	}
+	for _, n := range d.WaitingShown() {
+		shown = append(shown, n.ID)
+	}
+	if strings.Join(pending, ",") != "c,n" || strings.Join(shown, ",") != "n" {
+		t.Errorf("pending %v, shown %v; want c,n and n", pending, shown)
+	}
+}

@@ -399,7 +399,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		v.Title = v.UntitledText()
 	}
 	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit, opts.Price)
-	v.Latest.Waiting = doc.PendingNotes()
+	v.Latest.Waiting = doc.WaitingShown()
 	v.Latest.Recent.AllowFork()
 	return v
 }

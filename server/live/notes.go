@@ -66,7 +66,7 @@ func (s *Session) noteEvent(n session.Note) event.Note {
 func (s *Session) noteEvents() []event.Note {
 	var out []event.Note
 	s.w.View(func(d *session.Document) {
-		for _, n := range d.PendingNotes() {
+		for _, n := range d.WaitingShown() {
 			out = append(out, s.noteEvent(n))
 		}
 	})
