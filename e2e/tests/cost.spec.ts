@@ -117,7 +117,6 @@ test('an answer from a model without a price says so, on its line, in the panel,
 });
 
 test('on a phone the usage line and the panel stay compact', async ({ browser, myco, fake }) => {
-  test.skip(!shots, 'screenshots only: set COST_SHOTS to a folder');
   myco.useModels(fake.url, { models: { 'anthropic/fake-model': { price } } });
   const id = myco.writeSession({ title: 'Phone', model: 'anthropic/fake-model' });
   await myco.start();
@@ -128,12 +127,15 @@ test('on a phone the usage line and the panel stay compact', async ({ browser, m
   await send(page, `first [[say:One.]] [[usage:${turn1.usage}]]`);
   await expect(page.getByTestId('turn-usage')).toHaveCount(1);
   expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
-  fs.mkdirSync(shots!, { recursive: true });
-  await page.screenshot({ path: `${shots}/page-390.png` });
+  if (shots) fs.mkdirSync(shots, { recursive: true });
+  if (shots) await page.screenshot({ path: `${shots}/page-390.png` });
   await page.getByTestId('details-toggle').click();
   await expect(page.getByTestId('side-panel')).toBeVisible();
-  await page.screenshot({ path: `${shots}/panel-390.png` });
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  if (shots) await page.screenshot({ path: `${shots}/panel-390.png` });
   await page.goto(myco.link('/'));
-  await page.screenshot({ path: `${shots}/home-390.png` });
+  await expect(page.getByTestId('row-cost').first()).toBeVisible();
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  if (shots) await page.screenshot({ path: `${shots}/home-390.png` });
   await phone.close();
 });
