@@ -219,6 +219,15 @@ export function closePanels() {
   return closed;
 }
 
+// closeCards removes the /diff card and /undo's confirm card, passing
+// panels shown in the conversation, for Esc (an undo not confirmed is an
+// undo cancelled); true if one was there.
+export function closeCards() {
+  const cards = document.querySelectorAll('#messages > [data-testid="diff-card"], #messages > [data-testid="undo-card"]');
+  for (const card of cards) card.remove();
+  return cards.length > 0;
+}
+
 // --- Autocomplete -------------------------------------------------------------
 
 let listed = []; // commands the open list shows

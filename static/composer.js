@@ -18,7 +18,7 @@ import { stopTurn, turnRunning } from './status.js';
 import { queuedAnswer } from './queued.js';
 import { addUploaded, attachments, initImages } from './attachments.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
-import { closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
+import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 
 const body = document.body;
 
@@ -223,11 +223,13 @@ function onInputKey(e) {
   }
 }
 
-// onEscape: Esc closes an open panel, else stops a running turn, when the
-// composer or the page (not another field) has the focus.
+// onEscape: Esc closes an open panel or card (/diff, /undo's), else stops
+// a running turn, when the composer or the page (not another field) has
+// the focus.
 function onEscape(e) {
   if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
-  if (closePanels()) {
+  const panel = closePanels();
+  if (closeCards() || panel) {
     e.preventDefault();
     return;
   }

@@ -39,6 +39,13 @@ test('/undo lists the files, then takes the turn back', async ({ page, myco, fak
   await expect(diff.locator('[data-testid="diff-file"][data-path="edit.txt"]')).toContainText('+1');
   await diff.getByTestId('diff-close').click();
   await expect(diff).toHaveCount(0);
+  // Esc closes it too, as it closes the composer's panels.
+  await input.fill('/diff');
+  await input.press('Enter');
+  await expect(diff).toBeVisible();
+  await input.press('Escape');
+  await expect(diff).toHaveCount(0);
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
 
   await input.fill('/undo');
   await input.press('Enter');
