@@ -22,7 +22,7 @@ import { undoActions } from './undo.js';
 import { buildCommand, planCommand } from './plan.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
-import { clearComposer, composer, input, lockedText, note, saveDraft, setSending, submit, urls } from './composer.js';
+import { clearComposer, composer, input, lockedText, note, restoreStash, saveDraft, setSending, submit, urls } from './composer.js';
 
 // --- Slash commands -----------------------------------------------------------
 
@@ -32,7 +32,7 @@ let commands = [];
 // initCommands reads the commands and lets a panel's × close it.
 export function initCommands(root) {
   commands = readCommands();
-  initPalette();
+  initPalette(runCommand);
   root.addEventListener('click', (e) => {
     if (e.target.closest('[data-close-panel]')) {
       closePanels();
@@ -62,17 +62,22 @@ export function parseCommand(raw) {
 
 // runCommand runs a parsed command; the composer is emptied unless it
 // failed or says to keep the text (false).
-export async function runCommand({ name, arg }) {
+export async function runCommand({ name, arg }, { fromPalette = false } = {}) {
   const run = commandActions[name];
   if (!run) {
     showError(`There is no command /${name}. /help lists them; start with // to send a message that begins with /.`);
     return;
   }
-  // What was typed while the command ran (the next message) stays.
+  // What was typed while the command ran (the next message) stays; a
+  // command run from the palette was never in the composer, whose draft
+  // stays whole.
   const typed = input.value;
   setSending(true);
   try {
-    if ((await run(arg)) !== false) clearComposer(typed);
+    if ((await run(arg)) !== false && !fromPalette) {
+      clearComposer(typed);
+      restoreStash();
+    }
   } catch (err) {
     if (err instanceof APIError && err.status === 409 && err.data.pid) showError(lockedText(err.data), err.data.url);
     else showError(`/${name} failed: ${err.message}`);

@@ -97,6 +97,28 @@ export function clearComposer(text = input.value) {
   clearSent(text, [...attachments]);
 }
 
+// stashed is the draft the palette set aside to put a command that needs
+// an argument in the composer ("/title "); it comes back once that command
+// has run, so the palette never loses what was typed.
+let stashed = null;
+
+/** @param {string} draft */
+export function stashDraft(draft) {
+  stashed = draft;
+}
+
+// restoreStash puts the set-aside draft back after a command ran, unless
+// something new was typed meanwhile (then both would be lost or mixed).
+export function restoreStash() {
+  if (stashed === null) return;
+  if (input.value === '') {
+    input.value = stashed;
+    autosize();
+    saveDraft();
+  }
+  stashed = null;
+}
+
 // clearSent empties the composer of what was sent: text typed, or images
 // attached, while the request was on its way stay for the next message.
 function clearSent(text, sent) {

@@ -7,7 +7,7 @@
 //   [data-palette] [data-palette-input] [data-palette-item][data-command][data-args]
 //   [data-palette] [data-palette-empty]
 
-import { clearComposer, input, saveDraft, submit } from './composer.js';
+import { input, saveDraft, stashDraft } from './composer.js';
 
 /** @type {HTMLDialogElement | null} */
 let dialog = null;
@@ -16,6 +16,8 @@ let field = null;
 /** @type {HTMLElement[]} */
 let shown = []; // the items listed now, best first
 let active = 0;
+/** @type {((cmd: {name: string, arg: string}, opts: {fromPalette: boolean}) => unknown) | null} */
+let run = null; // commands.js's runCommand, given at init (no import cycle)
 
 // score rates how well query matches name as a subsequence: null when it
 // does not; otherwise higher for letters in runs and at the start of a
@@ -79,22 +81,24 @@ export function openPalette() {
 }
 
 // choose runs item's command, or puts it in the composer when it needs
-// an argument ("/title " with the caret after it).
+// an argument ("/title " with the caret after it). Either way the draft
+// stays: a command that runs at once never touches the composer, and one
+// that needs an argument sets the draft aside until it has run.
 function choose(item) {
   if (!item || !dialog) return;
   const name = item.dataset.command || '';
   const args = item.dataset.args || '';
   dialog.close();
   if (args && !args.startsWith('[')) {
+    if (input.value.trim() !== '') stashDraft(input.value);
     input.value = `/${name} `;
     saveDraft();
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
     return;
   }
-  clearComposer();
-  input.value = `/${name}`;
-  submit();
+  input.focus();
+  run?.({ name, arg: '' }, { fromPalette: true });
 }
 
 function onKey(e) {
@@ -112,8 +116,10 @@ function onKey(e) {
   }
 }
 
-// initPalette wires the palette of a session page, if it has one.
-export function initPalette() {
+// initPalette wires the palette of a session page, if it has one; runner
+// runs a chosen command.
+export function initPalette(runner) {
+  run = runner;
   dialog = /** @type {HTMLDialogElement | null} */ (document.querySelector('[data-palette]'));
   field = /** @type {HTMLInputElement | null} */ (dialog?.querySelector('[data-palette-input]') || null);
   if (!dialog || !field) return;

@@ -51,6 +51,33 @@ test('the palette finds a command by a fuzzy match and runs it', async ({ page, 
   await expect(palette).toBeHidden();
 });
 
+// A command run from the palette never loses what was typed: one that runs
+// at once leaves the draft as it was, one that needs an argument sets it
+// aside and puts it back once it has run.
+test('the palette keeps the draft', async ({ page, myco, fake }) => {
+  await openSession(page, myco, fake);
+  const input = page.getByTestId('composer-input');
+  const palette = page.getByTestId('palette');
+  await input.fill('half a thought about the parser');
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette-input').fill('usage');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('usage-card')).toContainText('Session');
+  await expect(input).toHaveValue('half a thought about the parser');
+
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette-input').fill('title');
+  await page.keyboard.press('Enter');
+  await expect(palette).toBeHidden();
+  await expect(input).toHaveValue('/title ');
+  await input.pressSequentially('Parser notes');
+  await input.press('Enter');
+  await expect(page.getByTestId('session-title')).toHaveText('Parser notes');
+  await expect(input).toHaveValue('half a thought about the parser');
+  await page.reload();
+  await expect(page.getByTestId('composer-input')).toHaveValue('half a thought about the parser');
+});
+
 test('a steer sent mid-turn appears in the conversation where it went in', async ({ page, myco, fake }) => {
   const id = await openSession(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo round-one"}]]');
