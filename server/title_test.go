@@ -40,3 +40,26 @@ func TestAutomaticTitleRule(t *testing.T) {
 		})
 	}
 }
+
+// A fork is titled from what is new in it: the title model reads the
+// fork's own first exchange, not the one it inherited from its parent.
+func TestForkTitledFromItsOwnTurn(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	parent := cs.create("")
+	st := cs.stream(t, parent.ID)
+	wantStatus(t, cs.send(parent.ID, "hello [[title:Parent things]]"), http.StatusAccepted)
+	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != "Parent things" {
+		t.Fatalf("parent title %q", got)
+	}
+	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
+	wantStatus(t, resp, http.StatusCreated)
+	fork := decode[struct{ ID string }](t, resp)
+	fst := cs.stream(t, fork.ID)
+	// The fake titles a session by its excerpt's first words when no
+	// [[title]] directive is in it: the parent's start would give
+	// "Parent things".
+	wantStatus(t, cs.send(fork.ID, "rename the parser module"), http.StatusAccepted)
+	if got, _ := data(t, nextEvent(t, fst.events, "title"))["title"].(string); !strings.Contains(got, "rename the parser") {
+		t.Errorf("fork title %q, want one from its own first exchange", got)
+	}
+}

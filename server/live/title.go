@@ -58,17 +58,28 @@ func (s *Session) makeTitle() {
 	}
 }
 
+// maxTitleExcerpt bounds what the title model reads of a session.
+const maxTitleExcerpt = 2000
+
+// firstExchange is what the title model reads: the session's first
+// messages, or for a fork the first ones after the fork point, so a fork
+// is named for what is new in it and not after its parent's start.
 func firstExchange(d *session.Document) string {
 	var b strings.Builder
+	skipping := d.Parent != nil && d.Parent.Message != ""
 	for _, t := range d.Threads {
 		for _, m := range t.Messages {
+			if skipping {
+				skipping = m.ID != d.Parent.Message
+				continue
+			}
 			for _, bl := range m.Content {
 				if bl.Type == session.BlockText {
 					b.WriteString(m.Role + ": " + bl.Text + "\n")
 				}
 			}
-			if b.Len() > 2000 {
-				return b.String()[:2000]
+			if b.Len() > maxTitleExcerpt {
+				return session.CutText(b.String(), maxTitleExcerpt)
 			}
 		}
 	}
