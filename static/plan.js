@@ -1,5 +1,5 @@
 // Plan mode in the tab: the PLAN badge and the toggle above the composer
-// (web/plan.templ), Shift+Tab in the message box, /plan and /build, and
+// (web/plan.templ), Alt+P in the message box, /plan and /build, and
 // the "Build this plan?" card that plan.ready brings once a turn in plan
 // mode ends.
 //
@@ -111,10 +111,12 @@ document.addEventListener('click', (e) => {
   }
 });
 
-// Shift+Tab in the message box toggles the mode (Tab alone still moves
-// focus on, and Shift+Tab elsewhere moves it back).
+// Alt+P (Option+P on a Mac) in the message box toggles the mode. Not
+// Shift+Tab, which a browser uses to move focus back: taking it trapped
+// focus in the message box and flipped the mode by habit. e.code, since
+// Option+P types a character (π) on a Mac.
 document.addEventListener('keydown', (e) => {
-  if (e.key !== 'Tab' || !e.shiftKey || e.ctrlKey || e.altKey || e.metaKey) return;
+  if (e.code !== 'KeyP' || !e.altKey || e.shiftKey || e.ctrlKey || e.metaKey) return;
   if (!input || e.target !== input || !controls()) return;
   e.preventDefault();
   toggle();

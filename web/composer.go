@@ -75,7 +75,7 @@ var Commands = []Command{
 	{Name: "think", Args: "[off|low|medium|high|max|default]", Help: "How hard the model thinks in this session (its reasoning shows folded in the answer); alone, shows the level"},
 	{Name: "personality", Args: "[NAME|off]", Help: "Answer as a persona from settings.json's personalities in this session; alone, lists them"},
 	{Name: "goal", Args: "[--turns N] [TEXT|off]", Help: "Keep the agent working on TEXT turn after turn (10 turns by default, at most 100) until it reports done or blocked; alone, shows the goal and resumes it when paused; off stops it after the current step"},
-	{Name: "plan", Args: "[TASK]", Help: "Plan mode: the agent reads and plans, and changes no file (Shift+Tab toggles); with TASK, plans it at once"},
+	{Name: "plan", Args: "[TASK]", Help: "Plan mode: the agent reads and plans, and changes no file (Alt+P toggles); with TASK, plans it at once"},
 	{Name: "build", Help: "Build mode: the agent may change files again"},
 	{Name: "undo", Help: "Take back the latest turn: its file changes (and changes made by hand since) and its messages; asks first, listing the files"},
 	{Name: "redo", Help: "Bring back the turn /undo took back"},

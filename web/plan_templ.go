@@ -16,7 +16,7 @@ import (
 )
 
 // PlanView is plan mode's controls above the composer: the PLAN badge,
-// the toggle (Shift+Tab in the message box does the same), and the place
+// the toggle (Alt+P in the message box does the same), and the place
 // where the "Build this plan?" card goes when a plan is ready.
 // static/plan.js keeps the badge and the toggle in step with the mode
 // event; the card comes rendered in plan.ready.
@@ -108,7 +108,7 @@ func PlanControls(v PlanView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" title=\"Plan mode: read and plan, change nothing (Shift+Tab)\">Plan mode</button><div class=\"plan-ready-slot\" data-plan-ready-slot></div></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" title=\"Plan mode: read and plan, change nothing (Alt+P)\">Plan mode</button><div class=\"plan-ready-slot\" data-plan-ready-slot></div></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

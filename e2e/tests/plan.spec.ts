@@ -49,9 +49,9 @@ test('plan mode badge and "Build this plan?" build now', async ({ page, myco, fa
   await expect(page.getByTestId('plan-badge')).toBeHidden();
 });
 
-// The toggle and Shift+Tab switch the mode without sending anything;
+// The toggle and Alt+P switch the mode without sending anything;
 // "Keep planning" puts the card away and stays in plan mode.
-test('the toggle, Shift+Tab and Keep planning', async ({ page, myco, fake }) => {
+test('the toggle, Alt+P and Keep planning', async ({ page, myco, fake }) => {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Plan toggle' });
   await myco.start();
@@ -62,10 +62,16 @@ test('the toggle, Shift+Tab and Keep planning', async ({ page, myco, fake }) => 
   await expect(badge).toBeVisible();
   const input = page.getByTestId('composer-input');
   await input.focus();
-  await input.press('Shift+Tab');
+  await input.press('Alt+p');
   await expect(badge).toBeHidden();
   await expect(input).toBeFocused();
+  await expect(input).toHaveValue('');
+  await input.press('Alt+p');
+  await expect(badge).toBeVisible();
+  // Shift+Tab is the browser's: focus moves back out of the message box,
+  // and the mode stays.
   await input.press('Shift+Tab');
+  await expect(input).not.toBeFocused();
   await expect(badge).toBeVisible();
 
   await input.fill('look around [[say:A plan.]]');
