@@ -41,15 +41,21 @@ export function fragment(html) {
 
 // --- Alerts -----------------------------------------------------------------
 
-const maxAlerts = 3;
+// errorFor is how long an error stays before it goes by itself; a pointer
+// over it or the keyboard in it holds it.
+const errorFor = 8000;
 
-// showError puts a message in the page's alert region (role=alert); link,
-// when it is an http(s) URL, is shown after it as a link that opens it.
+// showError puts a message in the page's alert region (role=alert), in
+// place of the one before: one at a time, gone by itself after a while or
+// with its ×. link, when it is an http(s) URL, is shown after it as a link
+// that opens it.
 export function showError(text, link) {
   const region = document.getElementById('alerts');
   if (!region) return;
+  region.querySelector('[data-testid="error-toast"]')?.remove();
   const toast = el('p', 'toast');
-  const span = el('span', '', text);
+  toast.dataset.testid = 'error-toast';
+  const span = el('span', '', plainWords(text));
   const href = safeURL(link);
   if (href) {
     const a = el('a', '', 'Open it there');
@@ -62,8 +68,24 @@ export function showError(text, link) {
   close.setAttribute('aria-label', 'Dismiss');
   close.addEventListener('click', () => toast.remove());
   toast.append(span, close);
+  let timer = setTimeout(() => toast.remove(), errorFor);
+  const hold = () => clearTimeout(timer);
+  const release = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => toast.remove(), errorFor);
+  };
+  toast.addEventListener('mouseenter', hold);
+  toast.addEventListener('focusin', hold);
+  toast.addEventListener('mouseleave', release);
+  toast.addEventListener('focusout', release);
   region.append(toast);
-  while (region.children.length > maxAlerts) region.firstElementChild.remove();
+}
+
+// plainWords drops the words of the API's error kinds that tell a person
+// nothing ("bad input: unknown setting: …" reads "Unknown setting: …").
+function plainWords(text) {
+  const t = String(text).replace(/(^|: )bad input: /, '$1');
+  return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
 function safeURL(link) {
@@ -237,7 +259,8 @@ async function archiveOrRestore(el, verb) {
   removeRow(row);
   if (verb === 'archive' && row && place.list) {
     setBusy(el, false);
-    offerUndo('Archived', async () => {
+    const title = row.querySelector('[data-testid="session-link"]')?.textContent?.trim() || 'the session';
+    offerUndo(`Archived “${title}”`, async () => {
       await api('POST', el.dataset.url.replace(/\/archive$/, '/restore'));
       place.list.querySelector(':scope > .empty')?.remove();
       place.list.insertBefore(row, place.next?.isConnected ? place.next : null);
