@@ -70,22 +70,19 @@ export async function personalityCommand(arg) {
   note(`Personality: ${s.personality || 'off'}. Available: ${list}`, true);
 }
 
-/** The chip beside the model name: the level and persona when set.
+/** The chip above the facts: the level and persona when set. Its place
+ * is the page's (web/session.templ steeringChip), outside the facts grid
+ * and outside the part the panel event redraws.
  * @param {Steering} s */
 function showChip(s) {
-  const model = document.querySelector('[data-testid="session-model"]');
-  if (!model) return;
-  let chip = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="steering-chip"]'));
-  if (!chip) {
-    chip = el('span', 'steering-chip');
-    chip.dataset.testid = 'steering-chip';
-    model.after(chip);
-  }
+  const line = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="steering"]'));
+  const chip = line?.querySelector('[data-testid="steering-chip"]');
+  if (!line || !chip) return;
   const parts = [];
   if (s.effective && s.effective !== 'off') parts.push(`think ${s.effective}${s.supported ? '' : ' (not supported)'}`);
   if (s.personality) parts.push(s.personality);
   chip.textContent = parts.join(' · ');
-  chip.hidden = parts.length === 0;
+  line.hidden = parts.length === 0;
 }
 
 /** initThinking draws the chip once the page knows its session. */
