@@ -78,7 +78,8 @@ function onDialogClick(e) {
     const cwd = /** @type {HTMLInputElement} */ (d.querySelector('[name="cwd"]'));
     cwd.value = folder.dataset.folder;
     showFormError(d.querySelector('form'), '');
-    cwd.focus();
+    // On to the next field: the folder is filled.
+    /** @type {HTMLInputElement | null} */ (d.querySelector('[name="title"]'))?.focus();
     return;
   }
   if (e.target.closest('[data-close-dialog]') || e.target === d) d.close(); // a click on the backdrop

@@ -102,7 +102,6 @@ test('the key opens the form from a session page, with recent folders', async ({
     await expect(input).toHaveValue(''); // the key typed nothing into the composer
     const folder = dialog.getByTestId('recent-folder');
     await expect(folder).toHaveText(recent);
-    await page.screenshot({ path: '/tmp/h10-dialog-desktop.png' });
 
     // Esc closes the dialog and leaves the page as it was.
     await page.keyboard.press('Escape');
@@ -112,8 +111,20 @@ test('the key opens the form from a session page, with recent folders', async ({
     // The header's button opens it too; a recent folder fills the field.
     await page.getByTestId('new-session-button').click();
     await expect(dialog).toBeVisible();
+    // Tab goes from Folder to Title (the chips are for a pointer), so a
+    // title with spaces lands in the title, not in the folder.
+    const cwd = dialog.getByTestId('new-session-cwd');
+    const title = dialog.getByTestId('new-session-title');
+    await cwd.focus();
+    const typed = await cwd.inputValue();
+    await page.keyboard.press('Tab');
+    await expect(title).toBeFocused();
+    await page.keyboard.type('Look at the logs');
+    await expect(title).toHaveValue('Look at the logs');
+    await expect(cwd).toHaveValue(typed);
     await dialog.getByTestId('recent-folder').click();
-    await expect(dialog.getByTestId('new-session-cwd')).toHaveValue(recent);
+    await expect(cwd).toHaveValue(recent);
+    await expect(title).toBeFocused();
     await dialog.getByTestId('new-session-create').click();
     await expect(page).not.toHaveURL(new RegExp(`/s/${id}`));
     await expect(page).toHaveURL(/\/s\/[0-9a-f-]{36}$/);
