@@ -14,6 +14,7 @@
 
 import { EV } from './events.js';
 import { restingStatuses } from './status.js';
+import { showError } from './app.js';
 
 const body = document.body;
 
@@ -34,7 +35,29 @@ function hidden() {
 }
 
 function allowed() {
-  return body.dataset.notifications !== 'off' && 'Notification' in window && Notification.permission === 'granted';
+  return body.dataset.notifications !== 'off' && 'Notification' in window && Notification.permission === 'granted' && !muted();
+}
+
+// The browser's permission, once granted, cannot be taken back from a
+// page: the bell then turns notifications off and on for this browser,
+// remembered here.
+const muteKey = 'myco:notifications-off';
+
+function muted() {
+  try {
+    return localStorage.getItem(muteKey) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function setMuted(off) {
+  try {
+    if (off) localStorage.setItem(muteKey, '1');
+    else localStorage.removeItem(muteKey);
+  } catch {
+    // storage refused (private mode): the bell stays as it is
+  }
 }
 
 // --- Title marker -----------------------------------------------------------
@@ -120,28 +143,48 @@ function onApproval(d) {
 
 const bellTitles = {
   default: 'Notify me when a turn ends or needs me',
-  granted: 'Notifications are on: a hidden tab tells you when a turn ends or needs you',
+  granted: 'Notifications are on: a hidden tab tells you when a turn ends or needs you (click to turn them off)',
+  muted: 'Notifications are off in this browser (click to turn them on)',
   denied: 'Notifications are blocked for this site in the browser’s settings',
 };
 
 function showBell(bell) {
   const p = Notification.permission;
+  const state = p === 'granted' && muted() ? 'muted' : p;
   bell.hidden = false;
-  bell.dataset.permission = p;
-  bell.setAttribute('aria-pressed', String(p === 'granted'));
-  bell.title = bellTitles[p] || bellTitles.default;
+  bell.dataset.permission = state;
+  bell.setAttribute('aria-pressed', String(state === 'granted'));
+  bell.title = bellTitles[state] || bellTitles.default;
   bell.setAttribute('aria-label', bell.title);
 }
+
+// What the person is told after the browser's answer to the bell: a
+// question dismissed or refused says where to go from there.
+const permissionAnswers = {
+  denied: 'Notifications are blocked for this site: allow them in the browser’s site settings, then click the bell again.',
+  default: 'The browser did not allow notifications (its question was closed or not shown): click the bell to ask again.',
+};
 
 function initBell() {
   const bell = document.querySelector('[data-testid="notify-button"]');
   if (!bell || !('Notification' in window)) return;
   showBell(bell);
-  // Browsers ask for the permission only from a click.
   bell.addEventListener('click', async () => {
-    if (Notification.permission !== 'default') return;
+    const p = Notification.permission;
+    if (p === 'granted') {
+      setMuted(!muted());
+      showBell(bell);
+      return;
+    }
+    if (p === 'denied') {
+      showError(permissionAnswers.denied);
+      return;
+    }
+    // Browsers ask for the permission only from a click.
     try {
-      await Notification.requestPermission();
+      const answer = await Notification.requestPermission();
+      if (answer === 'granted') setMuted(false);
+      else showError(permissionAnswers[answer] || permissionAnswers.default);
     } finally {
       showBell(bell);
     }

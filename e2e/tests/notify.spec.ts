@@ -128,3 +128,27 @@ test('the bell is there, quiet, before the person allowed notifications', async 
   await expect(bell).toHaveAttribute('aria-pressed', 'false');
   await expect(bell).toHaveAttribute('title', 'Notify me when a turn ends or needs me');
 });
+
+// The bell answers every click: an undecided permission asked and not
+// given says what to do; once granted, the bell turns notifications off
+// and on for this browser, and a reload keeps the choice (issue 20, 15).
+test('the bell says why nothing changed, and turns notifications off once allowed', async ({ page, myco }) => {
+  const id = myco.writeSession({ title: 'Bell' });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  const bell = page.getByTestId('notify-button');
+  await bell.click();
+  await expect(page.getByTestId('error-toast')).toContainText(/notifications/i);
+  await expect(bell).toHaveAttribute('aria-pressed', 'false');
+
+  await page.context().grantPermissions(['notifications'], { origin: myco.url });
+  await page.reload();
+  await expect(bell).toHaveAttribute('aria-pressed', 'true');
+  await bell.click();
+  await expect(bell).toHaveAttribute('aria-pressed', 'false');
+  await expect(bell).toHaveAttribute('title', /off in this browser/);
+  await page.reload();
+  await expect(bell).toHaveAttribute('aria-pressed', 'false');
+  await bell.click();
+  await expect(bell).toHaveAttribute('aria-pressed', 'true');
+});
