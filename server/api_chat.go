@@ -80,12 +80,22 @@ func (s *Server) retryTurn(c echo.Context) error {
 
 // compactSession makes a successor thread now and answers when it is
 // saved (or has failed, saying why).
+type compactRequest struct {
+	// Focus is what the summary is to keep (/compact TEXT); optional.
+	Focus string `json:"focus"`
+}
+
 func (s *Server) compactSession(c echo.Context) error {
+	var req compactRequest
+	// The Compact button sends no body: decodeJSON takes it as no fields.
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
 	ls, err := s.liveSession(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	if err := ls.Compact(); err != nil {
+	if err := ls.Compact(req.Focus); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, ls.Header())

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"myco/server/event"
 	"myco/server/live"
 	"myco/server/tools"
 	"myco/session"
@@ -119,6 +120,33 @@ func (s *Server) attachPath(c echo.Context) error {
 		return fileStatus(err)
 	}
 	return c.JSON(http.StatusCreated, live.NoteEvent(n))
+}
+
+type mentionsRequest struct {
+	Text string `json:"text"`
+}
+
+// attachMentions attaches every @path of a message about to be sent that
+// names an existing file or folder; any other @word (@alice, @Override)
+// stays text.
+func (s *Server) attachMentions(c echo.Context) error {
+	var req mentionsRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	ls, err := s.liveSession(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	notes, err := ls.AttachMentions(req.Text)
+	if err != nil {
+		return fileStatus(err)
+	}
+	out := make([]event.Note, 0, len(notes))
+	for _, n := range notes {
+		out = append(out, live.NoteEvent(n))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"notes": out})
 }
 
 type commandRequest struct {

@@ -358,3 +358,26 @@ func TestShellCwdSurvivesCompaction(t *testing.T) {
 		t.Errorf("tool.end events after compaction, want one in /deep: %q", ends)
 	}
 }
+
+// /compact TEXT: what the person asks the summary to keep goes into the
+// summary request's instructions (the fake echoes its <keep> tag); the
+// button's compaction, with no body, asks nothing more.
+func TestCompactFocusReachesTheSummary(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("focus")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "the port is 8123 [[say:noted]]"), http.StatusAccepted)
+	st.until("turn.end")
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", strings.NewReader(`{"focus":"the port number"}`)), http.StatusOK)
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/compact", nil), http.StatusOK)
+	doc, _ := cs.sessions.Load(s.ID)
+	if len(doc.Threads) != 3 {
+		t.Fatalf("%d threads, want 3", len(doc.Threads))
+	}
+	if got := doc.Threads[1].Summary; !strings.HasSuffix(got, "keep: the port number") {
+		t.Errorf("summary with a focus %q", got)
+	}
+	if got := doc.Threads[2].Summary; strings.Contains(got, "keep:") {
+		t.Errorf("summary without a focus %q", got)
+	}
+}

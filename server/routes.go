@@ -61,6 +61,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/notes", s.postNote)
 	api.DELETE("/sessions/:id/notes/:note", s.deleteNote)
 	api.POST("/sessions/:id/attach", s.attachPath)
+	api.POST("/sessions/:id/mentions", s.attachMentions)
 	api.GET("/sessions/:id/paths", s.listPaths)
 	api.POST("/sessions/:id/shell", s.runCommand)
 	api.GET("/sessions/:id/goal", s.getGoal)

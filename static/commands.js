@@ -189,14 +189,15 @@ const commandActions = {
   // The fork opens in this tab (runCommand then empties the composer).
   fork: () => forkAndOpen({}),
   rewind: (arg) => forkAndOpen({ drop_turns: turnsArg(arg) }),
-  compact: async () => {
-    await api('POST', `${urls.session}/compact`);
+  // /compact TEXT: TEXT is what the summary is to keep.
+  compact: async (arg) => {
+    await api('POST', `${urls.session}/compact`, arg.trim() ? { focus: arg.trim() } : undefined);
   },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
   goal: (arg) => goalCommand(arg),
   plan: (arg) => planCommand(arg),
-  build: () => buildCommand(),
+  build: (arg) => buildCommand(arg),
   ...steerActions, // /steer, /queue, /btw, /usage
   ...undoActions, // /undo, /redo, /diff
   help: () => {

@@ -205,17 +205,16 @@ export function runOwnCommand(raw) {
   return true;
 }
 
-const mention = /(?:^|\s)@(\S+)/g;
-
 /**
- * attachMentions attaches every @path of text before the message goes; a
+ * attachMentions attaches, before the message goes, every @path of text
+ * that names a file or folder of the session's folder (the server decides:
+ * an @word that names nothing, as @alice or @Override, stays text); a
  * refused one stops the message with the reason.
  * @param {string} text
  */
 export async function attachMentions(text) {
-  for (const m of text.matchAll(mention)) {
-    await api('POST', `${base()}/attach`, { path: m[1] });
-  }
+  if (!/(?:^|\s)@\S/.test(text)) return;
+  await api('POST', `${base()}/mentions`, { text });
 }
 
 /**

@@ -70,16 +70,18 @@ export async function switchMode(mode, text) {
   return res;
 }
 
-/** /plan [TASK] and /build.
+/** /plan [TASK] and /build [TASK]: with a task, it goes as the next
+ * message in the new mode.
  * @param {string} arg */
 export async function planCommand(arg) {
   await switchMode('plan', arg.trim() || undefined);
   if (!arg.trim()) note('Plan mode: the agent reads and plans, and changes no file. /build switches back.');
 }
 
-export async function buildCommand() {
-  await switchMode('build');
-  note('Build mode: the agent may change files again (asking as the settings say).');
+/** @param {string} [arg] */
+export async function buildCommand(arg = '') {
+  await switchMode('build', arg.trim() || undefined);
+  if (!arg.trim()) note('Build mode: the agent may change files again (asking as the settings say).');
 }
 
 function toggle() {

@@ -170,7 +170,8 @@ func titleFor(c *conversation) string {
 }
 
 // summaryFor answers a summary request with the first eight words of each
-// human message.
+// human message, then "keep: …" with what the instructions' <keep> tag
+// asks to keep (/compact TEXT), so a test sees it reached the model.
 func summaryFor(c *conversation) string {
 	var parts []string
 	for _, t := range c.humanTexts() {
@@ -178,8 +179,13 @@ func summaryFor(c *conversation) string {
 			parts = append(parts, words)
 		}
 	}
+	if m := keepPattern.FindStringSubmatch(c.system); m != nil {
+		parts = append(parts, "keep: "+strings.TrimSpace(m[1]))
+	}
 	return "Summary: " + strings.Join(parts, " / ")
 }
+
+var keepPattern = regexp.MustCompile(`(?s)<keep>(.*?)</keep>`)
 
 func echo(human string) string {
 	said := stripDirectives(human)

@@ -37,8 +37,9 @@ var (
 
 // Compact makes a successor thread now, at the person's request. It holds
 // the turn slot, so a message sent meanwhile is refused or queued, and
-// /stop cancels it. Success turns automatic compaction back on.
-func (s *Session) Compact() error {
+// /stop cancels it. Success turns automatic compaction back on. focus, when
+// not empty, is what the person asked the summary to keep (/compact TEXT).
+func (s *Session) Compact(focus string) error {
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
@@ -51,7 +52,7 @@ func (s *Session) Compact() error {
 	slot := s.claimLocked(slotCompaction)
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(slot.ctx, 10*time.Minute)
-	err := s.compact(ctx, ReasonManual)
+	err := s.compact(ctx, ReasonManual, focus)
 	cancel()
 	if err != nil && slot.ctx.Err() != nil {
 		err = ErrStopped // by the person: not a failure of the model
@@ -77,7 +78,7 @@ func (s *Session) autoCompact(ctx context.Context, reason string) bool {
 	if !due {
 		return false
 	}
-	err := s.compact(ctx, reason)
+	err := s.compact(ctx, reason, "")
 	switch {
 	case ctx.Err() != nil:
 		return false
@@ -105,7 +106,7 @@ func (s *Session) turnAutoOff(reason string) {
 // outcome. The new thread is saved in one atomic write of the document
 // that only appends it: the predecessor is never edited, and a failure at
 // any step leaves the session as it was.
-func (s *Session) compact(ctx context.Context, reason string) error {
+func (s *Session) compact(ctx context.Context, reason, focus string) error {
 	s.publish(event.CompactionStart{Reason: reason})
 	s.enter(StatusCompacting, reason)
 	var idx, summarised int
@@ -119,7 +120,7 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 		summarised = len(thread.Messages)
 		thread.Messages = seen(thread.Messages)
 	})
-	next, err := s.successor(ctx, idx, thread, budget)
+	next, err := s.successor(ctx, idx, thread, budget, focus)
 	if err == nil {
 		err = s.w.AppendThread(idx, summarised, next)
 	}
@@ -137,11 +138,11 @@ func (s *Session) compact(ctx context.Context, reason string) error {
 	return nil
 }
 
-func (s *Session) successor(ctx context.Context, idx int, t session.Thread, budget int) (session.Thread, error) {
+func (s *Session) successor(ctx context.Context, idx int, t session.Thread, budget int, focus string) (session.Thread, error) {
 	if len(t.Messages) == 0 {
 		return session.Thread{}, ErrNothingToCompact
 	}
-	summary, err := s.summarize(ctx, t)
+	summary, err := s.summarize(ctx, t, focus)
 	if err != nil {
 		return session.Thread{}, fmt.Errorf("summary: %w", err)
 	}
@@ -155,8 +156,9 @@ func (s *Session) successor(ctx context.Context, idx int, t session.Thread, budg
 
 // summarize asks fast_model or the session's model (summaryModel) for
 // the summary of a thread, sent as a transcript in which images are only
-// named: compaction never reads image bytes.
-func (s *Session) summarize(ctx context.Context, t session.Thread) (string, error) {
+// named: compaction never reads image bytes. focus goes into the
+// instructions (summaryPrompt).
+func (s *Session) summarize(ctx context.Context, t session.Thread, focus string) (string, error) {
 	text := transcript(t)
 	m, err := s.summaryModel(text)
 	if err != nil {
@@ -168,7 +170,7 @@ func (s *Session) summarize(ctx context.Context, t session.Thread) (string, erro
 	err = s.withRetries(ctx, func() error {
 		var err error
 		resp, err = m.client.Stream(ctx, llm.Request{
-			Model: m.id, System: compactPrompt, MaxTokens: summaryMaxTokens,
+			Model: m.id, System: summaryPrompt(focus), MaxTokens: summaryMaxTokens,
 			Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: text}}}},
 		}, func(string) {})
 		return err
@@ -182,6 +184,17 @@ func (s *Session) summarize(ctx context.Context, t session.Thread) (string, erro
 		return "", errors.New("the model returned an empty summary")
 	}
 	return summary, nil
+}
+
+// summaryPrompt is the summary's instructions: compactPrompt, and what the
+// person asked it to keep, in a tag of its own so it reads as their words,
+// not as the transcript's.
+func summaryPrompt(focus string) string {
+	focus = strings.TrimSpace(focus)
+	if focus == "" {
+		return compactPrompt
+	}
+	return compactPrompt + "\n\nThe person asked that the summary keep this above all, in full and verbatim where it names things:\n<keep>" + focus + "</keep>\n"
 }
 
 // model is the session's model, else the settings' default: the one

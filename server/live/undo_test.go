@@ -161,7 +161,7 @@ func TestUndoAfterACompactionRestoresFilesOnly(t *testing.T) {
 	e.write(t, "cmd.txt", "line\n")
 	s := e.newSession(t)
 	turn(t, e, s, changingTurn)
-	if err := s.Compact(); err != nil {
+	if err := s.Compact(""); err != nil {
 		t.Fatal(err)
 	}
 	var threads int
