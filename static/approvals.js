@@ -25,6 +25,7 @@ import { isTyping } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { composer, input, urls } from './composer.js';
 import { setToolState, toolEl } from './tools.js';
+import { box } from './conversation.js';
 
 // --- Approvals ----------------------------------------------------------------
 
@@ -148,6 +149,20 @@ export function addApproval(a) {
   // composer, and the button must end in view.
   keepBottom();
   offerFocus(card);
+}
+
+// onApprovalStatus takes a status event. A session waits for one decision
+// at a time (its tools run one after another, each asked before it runs),
+// so once its status is not "approval" no call waits: a card left was
+// decided, in this tab or another, and its call runs ("tool") or is about
+// to end (denied, stopped). Without this a call approved says "waiting
+// for your approval" until it ends, and other tabs keep offering it.
+export function onApprovalStatus(status) {
+  if (status === 'approval') return;
+  for (const card of approvalsBox()?.querySelectorAll('[data-testid="approval"]') || []) card.remove();
+  for (const call of box()?.querySelectorAll('[data-testid="tool-call"][data-awaiting]') || []) {
+    if (!call.querySelector('[data-testid="tool-result"]')) setToolState(call, status === 'tool' ? 'running' : '');
+  }
 }
 
 // syncApprovals makes the cards those of list (a snapshot's approvals;

@@ -44,10 +44,10 @@ import {
   settle,
 } from './conversation.js';
 import { onToolEnd, onToolOutput, onToolStart } from './tools.js';
-import { addApproval, removeApproval, syncApprovals } from './approvals.js';
+import { addApproval, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
-import { onBtwDelta, onBtwEnd, onBtwStart } from './steer.js';
+import { onBtwDelta, onBtwEnd, onBtwStart, onSteerQueue } from './steer.js';
 import { composer, initComposer, input, retryAnswer, setLockedBy, setProviderHelp } from './composer.js';
 
 const body = document.body;
@@ -58,6 +58,14 @@ function endTurn() {
   settle();
   syncApprovals([]);
   setStatus('idle');
+}
+
+// onQueue shows the queue (the queued event, a snapshot's) and lets a
+// steer's hint go once the steer has gone in.
+function onQueue(queued) {
+  const list = Array.isArray(queued) ? queued : [];
+  renderQueued(list);
+  onSteerQueue(list);
 }
 
 // --- Snapshot -----------------------------------------------------------------
@@ -80,7 +88,7 @@ async function onSnapshot(d) {
     showPartialThinking(d.partial);
   } else if (!busy) settle();
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
-  renderQueued(Array.isArray(d.queued) ? d.queued : []);
+  onQueue(d.queued);
   syncNotes(Array.isArray(d.notes) ? d.notes : []);
   if (d.goal) onGoal(d.goal);
   if (d.mode) setMode(d.mode);
@@ -94,7 +102,10 @@ async function onSnapshot(d) {
 
 const handlers = {
   [EV.snapshot]: onSnapshot,
-  [EV.status]: (d) => setStatus(d?.status, d?.detail),
+  [EV.status]: (d) => {
+    setStatus(d?.status, d?.detail);
+    onApprovalStatus(d?.status);
+  },
   [EV.turnStart]: () => (clearPlanReady(), onTurnStart()), // a new turn answers the plan card
   [EV.messageStart]: onMessageStart,
   [EV.textDelta]: onDelta,
@@ -116,7 +127,7 @@ const handlers = {
     endTurn();
     onTurnError(d);
   },
-  [EV.queued]: (d) => renderQueued(Array.isArray(d?.queued) ? d.queued : []),
+  [EV.queued]: (d) => onQueue(d?.queued),
   [EV.btwStart]: onBtwStart,
   [EV.btwDelta]: onBtwDelta,
   [EV.btwEnd]: onBtwEnd,

@@ -33,12 +33,29 @@ export let urls = {};
 let noteTimer = 0;
 
 // note says text under the composer, for a few seconds unless persistent.
-export function note(text, persistent = false) {
+// about names what it speaks of ('steer:ID', 'goal'), so that the event
+// which makes it untrue can change or clear it (noteAbout).
+export function note(text, persistent = false, about = '') {
   const n = composer?.querySelector('[data-composer-note]');
-  if (!n) return;
+  if (!(n instanceof HTMLElement)) return;
   n.textContent = text;
+  if (text && about) n.dataset.about = about;
+  else delete n.dataset.about;
   clearTimeout(noteTimer);
-  if (text && !persistent) noteTimer = setTimeout(() => { n.textContent = ''; }, 6000);
+  if (text && !persistent) noteTimer = setTimeout(() => note(''), 6000);
+}
+
+// retell changes the text of the note shown, keeping what it is about and
+// how long it stays: the news that made the old text untrue.
+export function retell(text) {
+  const n = composer?.querySelector('[data-composer-note]');
+  if (n instanceof HTMLElement && n.textContent) n.textContent = text;
+}
+
+// noteAbout is what the note shown speaks of ('' for none).
+export function noteAbout() {
+  const n = composer?.querySelector('[data-composer-note]');
+  return n instanceof HTMLElement ? n.dataset.about || '' : '';
 }
 
 let writable = true;

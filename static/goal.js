@@ -6,7 +6,7 @@
 
 import { api } from './http.js';
 import { fragment, showError } from './app.js';
-import { note, urls } from './composer.js';
+import { note, noteAbout, retell, urls } from './composer.js';
 
 /**
  * @typedef {{text: string, turns_max: number, turns_used: number, state: string, note?: string}} Goal
@@ -41,19 +41,47 @@ async function moveGoal(url, state) {
   return res?.goal || null;
 }
 
-/** onGoal swaps in the bar a goal event carries.
- * @param {{html?: string} | null} d */
+// goalEvents counts the goal events, so that /goal's hint can tell
+// whether one came while it waited for its answer.
+let goalEvents = 0;
+/** @type {Goal | null} */
+let lastGoal = null;
+
+/** onGoal swaps in the bar a goal event carries, and keeps a hint about
+ * the goal under the composer true: "turn 1 of 4, running" becomes
+ * "turn 1 of 4, done" with the event that says so.
+ * @param {(Goal & {html?: string}) | null} d */
 export function onGoal(d) {
   if (!d || typeof d.html !== 'string') return;
+  goalEvents++;
+  lastGoal = d.state ? d : null;
   const old = document.getElementById('goal-bar');
   const next = fragment(d.html).firstElementChild;
   if (old && next) old.replaceWith(next);
+  if (noteAbout() === 'goal') retell(lastGoal ? goalText(lastGoal) : 'No goal.');
 }
 
 /** @param {Goal} g */
 function goalText(g) {
   const said = g.note ? ` (${g.note})` : '';
   return `Goal: ${g.text} — turn ${g.turns_used} of ${g.turns_max}, ${g.state}${said}`;
+}
+
+/** noteGoal says where g stands under the composer, as a hint the goal
+ * events keep true.
+ * @param {Goal | null} g
+ * @param {boolean} persistent */
+function noteGoal(g, persistent) {
+  note(g ? goalText(g) : 'No goal.', persistent, 'goal');
+}
+
+/** answered is the goal to tell of once /goal's request (sent when
+ * goalEvents was `sent`) answers g: a goal event that came meanwhile is as
+ * new as the answer or newer (the goal may have run a turn already).
+ * @param {number} sent
+ * @param {Goal | null} g */
+function answered(sent, g) {
+  return goalEvents > sent ? lastGoal : g;
 }
 
 /**
@@ -65,9 +93,10 @@ function goalText(g) {
 export async function goalCommand(arg) {
   const url = goalURL();
   const words = arg.trim();
+  const sent = goalEvents;
   if (words === 'off' || words === 'pause') {
     const g = await moveGoal(url, words === 'off' ? 'off' : 'paused');
-    note(g ? goalText(g) : 'No goal.', true);
+    noteGoal(answered(sent, g), true);
     return;
   }
   if (!words) {
@@ -77,7 +106,7 @@ export async function goalCommand(arg) {
       return;
     }
     const resumable = (g.state === 'paused' || g.state === 'blocked') && g.turns_used < g.turns_max;
-    note(goalText(resumable ? (await moveGoal(url, 'running')) || g : g), true);
+    noteGoal(answered(sent, resumable ? (await moveGoal(url, 'running')) || g : g), true);
     return;
   }
   const m = /^--turns(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(words);
@@ -92,5 +121,5 @@ export async function goalCommand(arg) {
   }
   if (!body.text) throw new Error('say what the goal is: /goal [--turns N] TEXT');
   const res = /** @type {{goal: Goal}} */ (await api('POST', url, body));
-  note(goalText(res.goal));
+  noteGoal(answered(sent, res.goal), false);
 }

@@ -14,7 +14,7 @@ import { fragment } from './app.js';
 import { button, el } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box } from './conversation.js';
-import { note, urls } from './composer.js';
+import { note, noteAbout, urls } from './composer.js';
 import { queuedAnswer } from './queued.js';
 import { usageFigures } from './usage.js';
 
@@ -25,7 +25,7 @@ export const steerActions = {
   steer: async (arg) => {
     if (!arg) throw new Error('say how to steer: /steer use the smaller fixture');
     const res = await api('POST', `${urls.session}/steer`, { text: arg });
-    if (res?.steer) note('Steer: it goes in after the current step.');
+    if (res?.steer) hintSteer(String(res.steer));
     else if (res?.queued) {
       queuedAnswer(res, arg);
       note('Queued: the turn was ending; it is sent when the turn is done.');
@@ -47,6 +47,29 @@ export const steerActions = {
     showCard(await usageCard());
   },
 };
+
+// --- The steer's hint -------------------------------------------------------------
+
+// The hint under the composer says a steer waits for the current step, and
+// goes with the queue event that takes the steer off the list: it went in
+// (or, its turn ended first, it now waits as a queued message). The answer
+// to /steer can come after that event, so the steers seen leave a trace.
+let steersWaiting = new Set(); // ids of the steers the last queue listed
+const steersGone = new Set(); // ids of the steers listed once, and no more
+
+function hintSteer(id) {
+  if (steersGone.has(id)) return; // already in
+  note('Steer: it goes in after the current step.', true, `steer:${id}`);
+}
+
+// onSteerQueue takes the queue (the queued event, a snapshot's).
+export function onSteerQueue(list) {
+  const now = new Set((list || []).filter((q) => q?.steer).map((q) => String(q.id ?? '')));
+  for (const id of steersWaiting) if (!now.has(id)) steersGone.add(id);
+  steersWaiting = now;
+  const about = noteAbout();
+  if (about.startsWith('steer:') && steersGone.has(about.slice('steer:'.length))) note('');
+}
 
 // --- Cards ----------------------------------------------------------------------
 
