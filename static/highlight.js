@@ -5,6 +5,8 @@
 // Messages are found by data-message-id, which every rendering of a
 // message (page, fragment, event stream) carries.
 
+import { letGo } from './scroll.js';
+
 const maxPages = 50; // a bound on the loop: each page is one request
 
 function target() {
@@ -13,6 +15,7 @@ function target() {
 }
 
 function show(el) {
+  letGo(); // new text arriving does not take the reader away from it
   for (let d = el.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
   el.classList.add('search-target');
   el.scrollIntoView({ block: 'center' });

@@ -4,7 +4,8 @@
 // calls keepBottom after it has.
 //
 //   #messages    images in it that load late keep the bottom too
-//   #composer    present: the page opens at its bottom (unless a #hash)
+//   #composer    present: the page opens at its bottom (unless a #hash;
+//                a #m-… link holds the page at its message: highlight.js)
 
 let stick = true;
 
@@ -16,6 +17,13 @@ function nearBottom() {
 // keepBottom scrolls to the bottom if the reader was there.
 export function keepBottom() {
   if (stick) window.scrollTo(0, document.scrollingElement.scrollHeight);
+}
+
+// letGo stops following the bottom: a link to a message (#m-…) shows that
+// message, and new text must not pull the reader away from it until they
+// scroll to the bottom themselves.
+export function letGo() {
+  stick = false;
 }
 
 // followBottom makes the page follow new text again, as whoever sends a
@@ -42,7 +50,8 @@ export function initScroll() {
   }, { passive: true });
   // Images load after the text that holds them.
   document.getElementById('messages')?.addEventListener('load', keepBottom, true);
-  if (!location.hash && document.getElementById('composer')) {
+  if (location.hash.startsWith('#m-')) letGo();
+  else if (!location.hash && document.getElementById('composer')) {
     window.scrollTo(0, document.scrollingElement.scrollHeight);
   }
 }

@@ -1,0 +1,35 @@
+import { test, expect } from '../fixtures';
+
+// A link to a message (a search hit, "Forked from", a #m- URL reloaded)
+// ends with that message in view and highlighted, and stays there while
+// the session goes on, until the reader scrolls to the bottom themselves
+// (issue 20, item 1).
+for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+  test(`a link to a message lands on it and stays (${name})`, async ({ page, myco, fake }) => {
+    await page.setViewportSize(viewport);
+    myco.useModels(fake.url);
+    const messages = Array.from({ length: 60 }, (_, i) => ({
+      role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant',
+      text: `Message number ${i}. `.repeat(6),
+    }));
+    const id = myco.writeSession({ title: 'Long', messages });
+    await myco.start();
+    const doc = await myco.doc(id);
+    const target = doc.threads[0].messages[10].id;
+    await page.goto(myco.link('/')); // the token, as a cookie
+    await page.goto(`${myco.url}/s/${id}#m-${target}`);
+    await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+    const el = page.locator(`[data-message-id="${target}"]`).first();
+    await expect(el).toHaveClass(/search-target/);
+    await expect(el).toBeInViewport();
+    // The session goes on (another tab sends): the reader stays put.
+    const r = await myco.api('POST', `/api/sessions/${id}/messages`, { text: 'more [[text:60]]' });
+    expect(r.status).toBe(202);
+    await expect(page.getByTestId('message').filter({ hasText: 'more' })).toHaveCount(1);
+    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
+    await expect(el).toBeInViewport();
+    // At the bottom, the page follows again.
+    await page.keyboard.press('End');
+    await expect(page.getByTestId('composer-input')).toBeInViewport();
+  });
+}
