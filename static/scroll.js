@@ -7,7 +7,17 @@
 //   #composer    present: the page opens at its bottom (unless a #hash;
 //                a #m-… link holds the page at its message: highlight.js)
 
+import { button } from './dom.js';
+
 let stick = true;
+// below is the "↓ New messages" button, shown when something was added
+// while the reader is away from the bottom; it takes them there.
+/** @type {HTMLButtonElement | null} */
+let below = null;
+
+function showBelow(on) {
+  if (below) below.hidden = !on;
+}
 
 function nearBottom() {
   const s = document.scrollingElement;
@@ -17,6 +27,7 @@ function nearBottom() {
 // keepBottom scrolls to the bottom if the reader was there.
 export function keepBottom() {
   if (stick) window.scrollTo(0, document.scrollingElement.scrollHeight);
+  else showBelow(true);
 }
 
 // letGo stops following the bottom: a link to a message (#m-…) shows that
@@ -30,6 +41,7 @@ export function letGo() {
 // message wants to see the answer come in.
 export function followBottom() {
   stick = true;
+  showBelow(false);
   keepBottom();
 }
 
@@ -46,8 +58,17 @@ export function initScroll() {
     const top = document.scrollingElement.scrollTop;
     if (top < lastTop - 1) stick = nearBottom();
     else if (nearBottom()) stick = true;
+    if (stick) showBelow(false);
     lastTop = top;
   }, { passive: true });
+  const composer = document.getElementById('composer');
+  if (composer) {
+    below = button('↓ New messages', 'new-below');
+    below.dataset.testid = 'new-below';
+    below.hidden = true;
+    below.addEventListener('click', followBottom);
+    composer.prepend(below);
+  }
   // Images load after the text that holds them.
   document.getElementById('messages')?.addEventListener('load', keepBottom, true);
   if (location.hash.startsWith('#m-')) letGo();

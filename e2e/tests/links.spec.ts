@@ -33,3 +33,32 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
     await expect(page.getByTestId('composer-input')).toBeInViewport();
   });
 }
+
+// Scrolled up while an answer streams, the reader gets a way back to the
+// newest text (issue 20, item 19).
+for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+  test(`"New messages" takes a reader who scrolled up back to the newest text (${name})`, async ({ page, myco, fake }) => {
+    await page.setViewportSize(viewport);
+    myco.useModels(fake.url);
+    const messages = Array.from({ length: 40 }, (_, i) => ({
+      role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant',
+      text: `Message number ${i}. `.repeat(6),
+    }));
+    const id = myco.writeSession({ title: 'Long', messages });
+    await myco.start();
+    await page.goto(myco.link(`/s/${id}`));
+    await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+    const more = page.getByTestId('new-below');
+    await expect(more).toBeHidden();
+    await page.mouse.wheel(0, -3000);
+    const r = await myco.api('POST', `/api/sessions/${id}/messages`, { text: 'more [[text:80]]' });
+    expect(r.status).toBe(202);
+    await expect(more).toBeVisible();
+    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
+    await more.click();
+    await expect(more).toBeHidden();
+    const last = page.locator('[data-testid="message"][data-role="assistant"]').last();
+    await expect(last).toContainText('alpha bravo');
+    await expect(last).toBeInViewport();
+  });
+}
