@@ -2,11 +2,8 @@ package server_test
 
 import (
 	"fmt"
-	"net/http"
 	"testing"
 
-	"myco/e2e/fakellm"
-	"myco/profiles"
 	"myco/session"
 )
 
@@ -60,36 +57,27 @@ func answersAfter(t *testing.T, ss *session.Store, id string, skip int) (out []s
 func TestCacheFigures(t *testing.T) {
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
-			dir, fake := t.TempDir(), fakellm.Start(t)
-			allow := func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow }
-			cs := startChatServer(t, dir, fake, provider, allow)
-			s := cs.create("figures")
-			st := cs.stream(t, s.ID)
+			c := startCacheSession(t, provider, "figures")
 			for i := range 20 {
-				cs.turn(st, s.ID, fmt.Sprintf(`step %d [[steps: tool:bash {"command":"seq %d"} ;; text:40]]`, i+1, 5*(i+1)))
+				c.turn(fmt.Sprintf(`step %d [[steps: tool:bash {"command":"seq %d"} ;; text:40]]`, i+1, 5*(i+1)))
 			}
-			usages := answersAfter(t, cs.sessions, s.ID, 0)
+			usages := answersAfter(t, c.cs.sessions, c.id, 0)
 			first := usages[0]
 			var run cacheFigures
 			for _, u := range usages[1:] {
 				run.add(u)
 			}
 
-			cs.stop()
-			cs = startChatServer(t, dir, fake, provider, allow)
-			st = cs.stream(t, s.ID)
-			cs.turn(st, s.ID, "after the restart [[text:40]]")
+			c.restart()
+			c.turn("after the restart [[text:40]]")
 			var resumed cacheFigures
-			resumed.add(answersAfter(t, cs.sessions, s.ID, len(usages))[0])
+			resumed.add(answersAfter(t, c.cs.sessions, c.id, len(usages))[0])
 
-			resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", nil)
-			wantStatus(t, resp, http.StatusCreated)
-			fork := decode[struct{ ID string }](t, resp)
-			cs.turn(cs.stream(t, fork.ID), fork.ID, "in the fork [[text:40]]")
+			fork := c.fork("in the fork [[text:40]]")
 			var forked cacheFigures
-			forked.add(answersAfter(t, cs.sessions, fork.ID, len(usages)+1)[0])
+			forked.add(answersAfter(t, c.cs.sessions, fork, len(usages)+1)[0])
 
-			w := agentCalls(t, fake)[0]
+			w := agentCalls(t, c.fake)[0]
 			t.Logf("%s: fixed overhead: tools %d bytes, system prompt %d bytes (OpenAI: the first message)", provider, len(w.tools), len(w.system))
 			t.Logf("%s: first call %d input tokens (%d written to the cache)", provider,
 				first.InputTokens+first.CacheReadInputTokens+first.CacheCreationInputTokens, first.CacheCreationInputTokens)

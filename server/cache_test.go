@@ -89,6 +89,52 @@ func (cs *chatServer) turn(st *stream, id, text string) {
 	}
 }
 
+// cacheSession is a session on a chat server whose model is a fake with a
+// simulated prompt cache and whose bash calls need no approval, for the
+// tests that restart myco under it and fork it.
+type cacheSession struct {
+	t        *testing.T
+	dir      string
+	provider string
+	fake     *fakellm.Server
+	cs       *chatServer
+	id       string
+	st       *stream
+}
+
+func allowBash(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow }
+
+func startCacheSession(t *testing.T, provider, title string) *cacheSession {
+	t.Helper()
+	c := &cacheSession{t: t, dir: t.TempDir(), provider: provider, fake: fakellm.Start(t)}
+	c.cs = startChatServer(t, c.dir, c.fake, provider, allowBash)
+	c.id = c.cs.create(title).ID
+	c.st = c.cs.stream(t, c.id)
+	return c
+}
+
+// turn runs one turn of the session.
+func (c *cacheSession) turn(text string) { c.cs.turn(c.st, c.id, text) }
+
+// restart stops myco and starts it again over the same folder, as a
+// person's restart would, with the session's stream open again.
+func (c *cacheSession) restart() {
+	c.cs.stop()
+	c.cs = startChatServer(c.t, c.dir, c.fake, c.provider, allowBash)
+	c.st = c.cs.stream(c.t, c.id)
+}
+
+// fork forks the session at its head and runs one turn of text in the
+// fork; it returns the fork's ID.
+func (c *cacheSession) fork(text string) string {
+	c.t.Helper()
+	resp := c.cs.do("POST", "/api/sessions/"+c.id+"/fork", nil)
+	wantStatus(c.t, resp, http.StatusCreated)
+	fork := decode[struct{ ID string }](c.t, resp)
+	c.cs.turn(c.cs.stream(c.t, fork.ID), fork.ID, text)
+	return fork.ID
+}
+
 // Every call of a session starts with the previous call's bytes, through
 // tool rounds, a cd, a note, a standing goal, a restart of myco and a
 // fork, so the provider's prompt cache reads all of it and the session
@@ -96,31 +142,22 @@ func (cs *chatServer) turn(st *stream, id, text string) {
 func TestRequestsStayByteStable(t *testing.T) {
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
-			dir, fake := t.TempDir(), fakellm.Start(t)
-			allow := func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow }
-			cs := startChatServer(t, dir, fake, provider, allow)
-			s := cs.create("stable")
-			st := cs.stream(t, s.ID)
-			cs.turn(st, s.ID, `look around [[steps: tool:bash {"command":"cd / && pwd"} ;; tool:bash {"command":"ls"} ;; say:done]]`)
-			cs.turn(st, s.ID, "and now?")
-			wantStatus(t, cs.post("POST", s.ID, "/notes", `{"text":"the build is green","from":"ci"}`), http.StatusAccepted)
-			cs.turn(st, s.ID, "what happened?")
-			wantStatus(t, cs.post("POST", s.ID, "/goal", `{"text":"tidy the docs [[goal: working first pass ;; done all tidy]]"}`), http.StatusAccepted)
-			st.untilGoal(session.GoalDone)
-			before := len(agentCalls(t, fake))
+			c := startCacheSession(t, provider, "stable")
+			c.turn(`look around [[steps: tool:bash {"command":"cd / && pwd"} ;; tool:bash {"command":"ls"} ;; say:done]]`)
+			c.turn("and now?")
+			wantStatus(t, c.cs.post("POST", c.id, "/notes", `{"text":"the build is green","from":"ci"}`), http.StatusAccepted)
+			c.turn("what happened?")
+			wantStatus(t, c.cs.post("POST", c.id, "/goal", `{"text":"tidy the docs [[goal: working first pass ;; done all tidy]]"}`), http.StatusAccepted)
+			c.st.untilGoal(session.GoalDone)
+			// goal_status said done mid-turn; the turn's answer comes after.
+			c.st.until("turn.end")
+			before := len(agentCalls(t, c.fake))
 
-			cs.stop()
-			cs = startChatServer(t, dir, fake, provider, allow)
-			st = cs.stream(t, s.ID)
-			cs.turn(st, s.ID, "after the restart")
+			c.restart()
+			c.turn("after the restart")
+			c.fork("in the fork")
 
-			resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", nil)
-			wantStatus(t, resp, http.StatusCreated)
-			fork := decode[struct{ ID string }](t, resp)
-			fst := cs.stream(t, fork.ID)
-			cs.turn(fst, fork.ID, "in the fork")
-
-			calls := agentCalls(t, fake)
+			calls := agentCalls(t, c.fake)
 			if len(calls) < before+2 || before < 7 {
 				t.Fatalf("%d agent calls (%d before the restart), want the script's", len(calls), before)
 			}
@@ -131,7 +168,7 @@ func TestRequestsStayByteStable(t *testing.T) {
 			}
 			if provider == "openai" {
 				last := calls[len(calls)-1]
-				if calls[0].key != s.ID || last.key != s.ID {
+				if calls[0].key != c.id || last.key != c.id {
 					t.Errorf("prompt_cache_key %q … %q, want the session's ID, for its fork too", calls[0].key, last.key)
 				}
 			}
