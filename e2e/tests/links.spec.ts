@@ -51,6 +51,13 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
     const more = page.getByTestId('new-below');
     await expect(more).toBeHidden();
     await page.mouse.wheel(0, -3000);
+    // The wheel scrolls smoothly, over several frames: send only once the
+    // reader is well away from the bottom, or the first answer text can
+    // arrive while they are still within reach of it and pull them back.
+    await expect.poll(() => page.evaluate(() => {
+      const s = document.scrollingElement!;
+      return s.scrollHeight - s.scrollTop - s.clientHeight;
+    })).toBeGreaterThan(500);
     const r = await myco.api('POST', `/api/sessions/${id}/messages`, { text: 'more [[text:80]]' });
     expect(r.status).toBe(202);
     await expect(more).toBeVisible();
