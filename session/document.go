@@ -146,6 +146,16 @@ type Thread struct {
 	Unknown       jsontext.Value `json:",embed"`
 }
 
+// Own is the messages written in this thread: all but the first Carried
+// of a thread made by compaction, which were written in its predecessor
+// and are counted there.
+func (t *Thread) Own() []Message {
+	if t.CompactedFrom == nil {
+		return t.Messages
+	}
+	return t.Messages[min(t.Carried, len(t.Messages)):]
+}
+
 // Message follows the Anthropic Messages shape plus bookkeeping: an ID, the
 // time, and whether a person typed it.
 type Message struct {
@@ -295,10 +305,10 @@ type ModelUsage struct {
 // thread it was written in.
 func (d *Document) UsageByModel() []ModelUsage {
 	var c usageCounter
-	for _, t := range d.Threads {
-		c.thread(t.CompactedFrom, t.Carried, len(t.Messages), func(i int) (string, *Usage) {
-			return t.Messages[i].Model, t.Messages[i].Usage
-		})
+	for i := range d.Threads {
+		for _, m := range d.Threads[i].Own() {
+			c.add(m.Model, m.Usage)
+		}
 	}
 	return c.byModel()
 }
@@ -307,7 +317,9 @@ func (d *Document) UsageByModel() []ModelUsage {
 // by model, as UsageByModel does for a whole session (a turn's, say).
 func SumByModel(msgs []Message) []ModelUsage {
 	var c usageCounter
-	c.thread(nil, 0, len(msgs), func(i int) (string, *Usage) { return msgs[i].Model, msgs[i].Usage })
+	for _, m := range msgs {
+		c.add(m.Model, m.Usage)
+	}
 	return c.byModel()
 }
 

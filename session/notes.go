@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"myco/internal/textcut"
 )
 
 // Note is something that waits for the person's next message and goes to
@@ -104,7 +106,7 @@ func AddNote(d *Document, n Note) {
 // storedNote is n as it is kept: its text cut to MaxNoteStored.
 func storedNote(n Note) Note {
 	if len(n.Text) > MaxNoteStored {
-		n.Text = CutText(n.Text, MaxNoteStored)
+		n.Text = textcut.Bytes(n.Text, MaxNoteStored)
 	}
 	return n
 }
@@ -138,17 +140,6 @@ func RemoveNote(d *Document, id string) error {
 	}
 	d.Notes = slices.Delete(slices.Clone(d.Notes), i, i+1)
 	return nil
-}
-
-// CutText cuts s to at most n bytes, on a rune boundary.
-func CutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // AppendDelivering is Append for a person's message that carries the

@@ -83,23 +83,6 @@ func TestRemoveNote(t *testing.T) {
 	}
 }
 
-func TestCutText(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 3, "hel"},
-		{"héllo", 2, "h"},
-		{"héllo", 3, "hé"},
-	} {
-		if got := session.CutText(tc.in, tc.n); got != tc.want {
-			t.Errorf("CutText(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}
-
 // A note is one short journal record however many wait, and so are its
 // removal and its delivery: the whole list is never written again until
 // the fold (issue 18: notes 1,251–1,500 wrote 132 MB). Reopened without a

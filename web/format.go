@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"myco/internal/textcut"
 )
 
 // indentJSON is a tool input as indented JSON; input that is not valid JSON
@@ -57,8 +59,7 @@ func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return textcut.Runes(s, n-1) + "…"
 }
 
 // formatDuration is a duration at the precision people read it in.

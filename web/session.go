@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"myco/internal/textcut"
 	"myco/session"
 )
 
@@ -268,11 +269,10 @@ func firstText(m session.Message) string {
 // excerpt is s on one line, cut to about n characters at a word.
 func excerpt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
+	cut := textcut.Runes(s, n)
+	if len(cut) == len(s) {
 		return s
 	}
-	cut := string(r[:n])
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"myco/session"
 )
@@ -378,5 +379,38 @@ func TestTitleRule(t *testing.T) {
 				t.Errorf("stdout %q", out)
 			}
 		})
+	}
+}
+
+// TestShowCutsOnCharacters: `sessions show` shortens a long tool result,
+// and the cut must not split a character (it printed invalid UTF-8).
+func TestShowCutsOnCharacters(t *testing.T) {
+	c := newCLI(t)
+	id := c.create("default", "Euros")
+	w, err := c.store("default").OpenWriter(id, session.Owner{PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, _ := json.Marshal("x" + strings.Repeat("€", 1000)) // 3,001 bytes: a cut at 2,000 lands inside a €
+	for _, m := range []session.Message{
+		{ID: "a1", Role: "assistant", Content: []session.Block{{Type: session.BlockToolUse, ID: "t1", Name: "bash", Input: []byte(`{"command":"euros"}`)}}},
+		{ID: "u1", Role: "user", Content: []session.Block{{Type: session.BlockToolResult, ToolUseID: "t1", Content: long}}},
+	} {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := c.run("sessions", "show", id)
+	if code != 0 {
+		t.Fatalf("show: %d %q", code, errOut)
+	}
+	if !utf8.ValidString(out) {
+		t.Errorf("show printed invalid UTF-8 around the cut: %q", out[strings.Index(out, "more bytes")-20:])
+	}
+	if !strings.Contains(out, "(1002 more bytes)") { // 1 + 666×3 bytes shown of 3,001
+		t.Errorf("show does not say the result was cut: %q", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/internal/textcut"
 	"myco/session"
 )
 
@@ -100,7 +101,8 @@ func shorten(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	return s[:max] + fmt.Sprintf("… (%d more bytes)", len(s)-max)
+	head := textcut.Bytes(s, max)
+	return head + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
 }
 
 func indent(s, prefix string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/internal/textcut"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -254,22 +255,21 @@ func ownText(n session.Note) string {
 
 // cutRunes cuts s to n characters, marking the cut.
 func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if head := textcut.Runes(s, n); len(head) < len(s) {
+		return head + "…"
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return s
 }
 
 // headTail keeps the start and the end of a long output (a quarter and
 // three quarters of n), saying how much was left out between them.
 func headTail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	all := utf8.RuneCountInString(s)
+	if all <= n {
 		return s
 	}
 	head, tail := n/4, n-n/4
-	return string(r[:head]) + fmt.Sprintf("\n[… %d characters left out …]\n", len(r)-head-tail) + string(r[len(r)-tail:])
+	return textcut.Runes(s, head) + fmt.Sprintf("\n[… %d characters left out …]\n", all-head-tail) + textcut.TailRunes(s, tail)
 }
 
 // SendNote leaves a note from elsewhere for the next message.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/internal/textcut"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
@@ -79,7 +80,7 @@ func firstExchange(d *session.Document) string {
 				}
 			}
 			if b.Len() > maxTitleExcerpt {
-				return session.CutText(b.String(), maxTitleExcerpt)
+				return textcut.Bytes(b.String(), maxTitleExcerpt)
 			}
 		}
 	}

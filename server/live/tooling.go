@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/internal/textcut"
 	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
@@ -369,7 +370,6 @@ func capText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	head := strings.ToValidUTF8(s[:n/2], "")
-	tail := strings.ToValidUTF8(s[len(s)-n/2:], "")
-	return head + fmt.Sprintf("\n[… %d bytes not shown here …]\n", len(s)-n) + tail
+	head, tail := textcut.Bytes(s, n/2), textcut.TailBytes(s, n/2)
+	return head + fmt.Sprintf("\n[… %d bytes not shown here …]\n", len(s)-len(head)-len(tail)) + tail
 }

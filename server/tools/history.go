@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"myco/internal/textcut"
 	"myco/session"
 )
 
@@ -231,11 +231,8 @@ func capText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s\n[… %d more bytes]", s[:cut], len(s)-cut)
+	head := textcut.Bytes(s, n)
+	return fmt.Sprintf("%s\n[… %d more bytes]", head, len(s)-len(head))
 }
 
 func historyStats(doc *session.Document, thread *int) (string, error) {
@@ -248,10 +245,16 @@ func historyStats(doc *session.Document, thread *int) (string, error) {
 		}
 		threads, scope = threads[ti:ti+1], fmt.Sprintf("thread %d", ti)
 	}
+	// A thread made by compaction begins with messages carried from its
+	// predecessor: each is counted once, in the thread it was written in,
+	// as the page's usage counts it (session.Document.Usage).
 	var st stats
-	for _, t := range threads {
-		for _, m := range t.Messages {
+	for i := range threads {
+		for _, m := range threads[i].Own() {
 			st.add(m)
+		}
+		if from := threads[i].CompactedFrom; from != nil && thread != nil {
+			st.carried, st.carriedFrom = len(threads[i].Messages)-len(threads[i].Own()), *from
 		}
 	}
 	return st.render(scope, len(doc.Threads)), nil
@@ -262,6 +265,9 @@ type stats struct {
 	messages, human int
 	roles, tools    map[string]int
 	usage           session.Usage
+	// carried is how many messages of the one thread counted were carried
+	// in from thread carriedFrom, and left out.
+	carried, carriedFrom int
 }
 
 func (st *stats) add(m session.Message) {
@@ -279,10 +285,7 @@ func (st *stats) add(m session.Message) {
 		}
 	}
 	if m.Role == "assistant" && m.Usage != nil {
-		st.usage.InputTokens += m.Usage.InputTokens
-		st.usage.OutputTokens += m.Usage.OutputTokens
-		st.usage.CacheReadInputTokens += m.Usage.CacheReadInputTokens
-		st.usage.CacheCreationInputTokens += m.Usage.CacheCreationInputTokens
+		st.usage.Add(*m.Usage)
 	}
 }
 
@@ -290,6 +293,9 @@ func (st *stats) render(scope string, threads int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d threads in the session\n", scope, threads)
 	fmt.Fprintf(&b, "messages: %d (%s; %d typed by the person)\n", st.messages, counts(st.roles), st.human)
+	if st.carried > 0 {
+		fmt.Fprintf(&b, "messages carried in from thread %d (counted there): %d\n", st.carriedFrom, st.carried)
+	}
 	fmt.Fprintf(&b, "tool calls: %s\n", counts(st.tools))
 	u := st.usage
 	fmt.Fprintf(&b, "tokens: input %d, output %d, cache read %d, cache creation %d\n",

@@ -183,3 +183,46 @@ func TestHistoryErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryStatsCarried: a thread made by compaction begins with messages
+// carried from its predecessor; stats count each once, in the thread it was
+// written in, and agree with the page's sum (Document.Usage).
+func TestHistoryStatsCarried(t *testing.T) {
+	doc := historyDoc()
+	carriedMsg := doc.Threads[0].Messages[3] // a2, input 20, output 7
+	t1 := &doc.Threads[1]
+	t1.Messages = append([]session.Message{carriedMsg}, t1.Messages...)
+	t1.Carried = 1
+	tests := []struct {
+		name string
+		in   tools.HistoryInput
+		want string
+	}{
+		{"the session", tools.HistoryInput{Action: "stats"}, "" +
+			"session: 2 threads in the session\n" +
+			"messages: 7 (user 4, assistant 3; 2 typed by the person)\n" +
+			"tool calls: bash 2, session_meta 1\n" +
+			"tokens: input 31, output 13, cache read 2, cache creation 1\n"},
+		{"the successor thread", tools.HistoryInput{Action: "stats", Thread: ptr(1)}, "" +
+			"thread 1: 2 threads in the session\n" +
+			"messages: 3 (user 2, assistant 1; 1 typed by the person)\n" +
+			"messages carried in from thread 0 (counted there): 1\n" +
+			"tool calls: bash 1, session_meta 1\n" +
+			"tokens: input 1, output 1, cache read 0, cache creation 0\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tools.History(doc, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("History(%+v) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+	u := doc.Usage()
+	if u.InputTokens != 31 || u.OutputTokens != 13 {
+		t.Errorf("Document.Usage() = %d in / %d out, want what stats says: 31 / 13", u.InputTokens, u.OutputTokens)
+	}
+}
