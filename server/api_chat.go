@@ -157,3 +157,10 @@ func chatStatus(err error) (int, bool) {
 	}
 	return 0, false
 }
+
+// renderContext is a live session's context gauge as the page renders it.
+func renderContext(id string, c event.Context) (string, error) {
+	return web.ContextGaugeHTML(id, web.ContextInfo{
+		Used: c.Used, Threshold: c.Threshold, Window: c.Window, OffReason: c.OffReason,
+	})
+}

@@ -268,8 +268,17 @@ func TestIneffectiveCompactionTurnsAutoOff(t *testing.T) {
 		t.Errorf("%d compactions after an ineffective one", n)
 	}
 	for _, ev := range evs {
-		if ev.name == "context" && !strings.Contains(ev.data, "over the threshold") {
+		if ev.name != "context" {
+			continue
+		}
+		if !strings.Contains(ev.data, "over the threshold") {
 			t.Errorf("context %s does not say why auto compaction is off", ev.data)
+		}
+		// The gauge the tab swaps in is the page's, saying the same.
+		html, _ := data(t, ev)["html"].(string)
+		if !strings.Contains(html, `data-auto="off"`) || !strings.Contains(html, "Automatic compaction is off: ") ||
+			!strings.Contains(html, "over the threshold") {
+			t.Errorf("context event's gauge does not say auto compaction is off and why: %q", html)
 		}
 	}
 }

@@ -130,7 +130,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderTurnUsage: func(d *session.Document) (string, error) { return web.RenderTurnUsage(d, s.price) },
 		StreamRenderer:  func() live.StreamRenderer { return web.NewStreamRenderer() },
 		RenderToolCall:  web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
-		RenderGoal: web.GoalHTML, OwnerURL: s.URL(),
+		RenderGoal: web.GoalHTML, OwnerURL: s.URL(), RenderContext: renderContext,
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,

@@ -2,49 +2,32 @@
 // button, and the live boundary where a successor thread begins. The page
 // rendered on load shows earlier threads collapsed; this module only adds
 // what happens while the tab is open.
-import { stream, showError } from './app.js';
+import { fragment, stream, showError } from './app.js';
+import { api } from './http.js';
+import { parseData } from './dom.js';
 import { EV } from './events.js';
-
-let gauge = null;
 
 // initCompaction wires the gauge and the stream's compaction events on a
 // session page that follows a stream.
 export function initCompaction() {
-  gauge = document.querySelector('[data-testid="context-gauge"]');
-  const button = document.querySelector('[data-testid="compact-button"]');
-  button?.addEventListener('click', () => compactNow(button));
+  // The gauge is swapped whole when the context changes: its button is
+  // found through the click, not held.
+  document.addEventListener('click', (e) => {
+    const button = e.target instanceof Element ? e.target.closest('[data-testid="compact-button"]') : null;
+    if (button instanceof HTMLButtonElement) compactNow(button);
+  });
   document.querySelector('[data-action="show-carried"]')?.addEventListener('click', showCarried);
   if (!stream) return;
-  stream.addEventListener(EV.snapshot, (e) => {
-    const d = parse(e);
-    if (d?.context) renderGauge(d.context);
-  });
-  stream.addEventListener(EV.context, (e) => renderGauge(parse(e)));
-  stream.addEventListener(EV.compactionStart, (e) => onStart(parse(e)));
-  stream.addEventListener(EV.compactionEnd, (e) => onEnd(parse(e)));
-}
-
-function parse(e) {
-  try {
-    return JSON.parse(e.data);
-  } catch {
-    return null;
-  }
+  stream.addEventListener(EV.snapshot, (e) => renderGauge(parseData(e)?.context));
+  stream.addEventListener(EV.context, (e) => renderGauge(parseData(e)));
+  stream.addEventListener(EV.compactionStart, (e) => onStart(parseData(e)));
+  stream.addEventListener(EV.compactionEnd, (e) => onEnd(parseData(e)));
 }
 
 async function compactNow(button) {
   button.disabled = true;
   try {
-    const r = await fetch(button.dataset.url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{}',
-      credentials: 'same-origin',
-    });
-    if (!r.ok) {
-      const body = await r.json().catch(() => ({}));
-      showError(`Could not compact: ${body.error || r.statusText}`);
-    }
+    await api('POST', button.dataset.url, {});
   } catch (err) {
     showError(`Could not compact: ${err.message}`);
   } finally {
@@ -52,38 +35,17 @@ async function compactNow(button) {
   }
 }
 
-// renderGauge shows the context used against the threshold, and why
-// automatic compaction is off when it is.
+// renderGauge puts in the gauge the server rendered for the context now
+// (web contextGauge, the page's own): the rule for its figures, colours
+// and words lives there alone.
 function renderGauge(c) {
-  if (!gauge || !c) return;
-  const meter = gauge.querySelector('meter');
-  const label = gauge.querySelector('[data-context-label]');
-  const off = gauge.querySelector('[data-context-off]');
-  const fmt = (n) => Number(n || 0).toLocaleString();
-  const limit = c.threshold || c.window || 0;
-  if (meter) {
-    meter.max = Math.max(limit, 1);
-    meter.value = Math.min(c.used || 0, meter.max);
-    meter.high = meter.max * 0.9;
-    meter.optimum = 0;
-  }
-  // Amber from 70% of the threshold, red from 90%: the classes the page
-  // renders too (web ContextInfo.Level).
-  const share = c.threshold ? (c.used || 0) / c.threshold : 0;
-  gauge.classList.toggle('context-full', share >= 0.9);
-  gauge.classList.toggle('context-warn', share >= 0.7 && share < 0.9);
-  gauge.dataset.used = String(c.used || 0);
-  gauge.dataset.threshold = String(c.threshold || 0);
-  gauge.dataset.auto = c.auto ? 'on' : 'off';
-  if (label) {
-    label.textContent = c.threshold
-      ? `${fmt(c.used)} of ${fmt(c.threshold)} tokens before it compacts`
-      : `${fmt(c.used)} tokens used`;
-  }
-  if (off) {
-    off.hidden = !!c.auto;
-    off.textContent = c.auto ? '' : `Automatic compaction is off: ${c.off_reason || 'turned off'}. You can still compact by hand.`;
-  }
+  const gauge = document.querySelector('[data-testid="context-gauge"]');
+  if (!gauge || typeof c?.html !== 'string' || !c.html) return;
+  const next = fragment(c.html).firstElementChild;
+  if (!next) return;
+  const hadFocus = gauge.contains(document.activeElement);
+  gauge.replaceWith(next);
+  if (hadFocus) /** @type {HTMLElement | null} */ (next.querySelector('button'))?.focus();
 }
 
 function conversation() {

@@ -51,6 +51,20 @@ type ContextInfo struct {
 	Used      int
 	Threshold int // 0: automatic compaction is off for this model
 	Window    int
+	// OffReason says why automatic compaction is off for a live session
+	// although the model has a threshold (it failed, say); "" when on.
+	OffReason string
+}
+
+// Auto says whether the session compacts by itself at the threshold.
+func (c ContextInfo) Auto() bool { return c.Threshold > 0 && c.OffReason == "" }
+
+// AutoAttr is Auto as the gauge's data-auto attribute.
+func (c ContextInfo) AutoAttr() string {
+	if c.Auto() {
+		return "on"
+	}
+	return "off"
 }
 
 // Label is the gauge's text.
@@ -63,10 +77,14 @@ func (c ContextInfo) Label() string {
 
 // OffText says why there is no automatic compaction.
 func (c ContextInfo) OffText() string {
-	if c.Threshold > 0 {
+	if c.Auto() {
 		return ""
 	}
-	return "Automatic compaction is off for this model (auto_compact_at is 0). You can still compact by hand."
+	reason := c.OffReason
+	if reason == "" {
+		reason = "auto_compact_at is 0 for this model"
+	}
+	return "Automatic compaction is off: " + reason + ". You can still compact by hand."
 }
 
 // LockInfo says which process holds a session and where it serves it.
@@ -556,7 +574,7 @@ func contextInfo(doc *session.Document, limits ContextInfo) ContextInfo {
 }
 
 // Level is the gauge's colour: "warn" from 70% of the threshold, "full"
-// from 90%, else "" (static/compaction.js sets the same classes live).
+// from 90%, else "".
 func (c ContextInfo) Level() string {
 	switch {
 	case c.Threshold <= 0:

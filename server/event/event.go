@@ -141,6 +141,8 @@ type Context struct {
 	Window    int    `json:"window"`
 	Auto      bool   `json:"auto"`
 	OffReason string `json:"off_reason,omitempty"`
+	// HTML is the gauge as the page renders it, which the tab swaps in.
+	HTML string `json:"html,omitempty"`
 }
 
 // TurnStart says a turn began for the person's message.

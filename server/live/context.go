@@ -26,6 +26,13 @@ func (s *Session) contextView() ContextView {
 	if v.Threshold == 0 && v.OffReason == "" {
 		v.OffReason = "auto_compact_at is 0 for this model"
 	}
+	if r := s.m.opts.RenderContext; r != nil {
+		html, err := r(s.id, v)
+		if err != nil {
+			s.m.log.Warn("render context gauge failed", "session", s.id, "err", err)
+		}
+		v.HTML = html
+	}
 	return v
 }
 

@@ -84,6 +84,9 @@ type Options struct {
 	// for /undo, /redo and /diff (undo.go); nil, or the settings' undo
 	// false: undo is off.
 	Snapshots *snapshot.Store
+	// RenderContext renders the context gauge, for the context event and
+	// the snapshot.
+	RenderContext func(sessionID string, c event.Context) (string, error)
 	// RenderGoal renders the goal bar (nil goal: none), for the goal event.
 	RenderGoal func(sessionID string, g *session.Goal) (string, error)
 	// StreamRenderer makes the renderer of one streaming answer, whose
