@@ -14,11 +14,21 @@
 // textContent. The chat of a session page (composer, live turn) starts in
 // chat.js, which names the modules it is made of; the new-session dialog
 // is in newsession.js.
+//
+// The modules are layers, and none imports one above it (a cycle is a
+// lint failure: static/imports_test.go). At the bottom, leaves that know
+// no other module of the tab: dom.js (elements, fragments), http.js,
+// events.js, alerts.js (errors, Undo), stream.js (the event stream, the
+// title), scroll.js, thread.js (the conversation's elements), composer.js
+// (the composer's state). Above them the parts of the page; then send.js
+// and commands.js, which act on the composer; chat.js, which wires the
+// chat; and this entry on top, which nothing imports.
 
 import { initChat } from './chat.js';
 import { api, fetchFragment } from './http.js';
-import { button, el, isAbort, isTyping, parseData } from './dom.js';
-import { EV } from './events.js';
+import { el, isAbort, isTyping } from './dom.js';
+import { offerUndo, showError } from './alerts.js';
+import { openStream } from './stream.js';
 import { initCompaction } from './compaction.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { Search } from './search.js';
@@ -31,72 +41,6 @@ import './highlight.js';
 import './copy.js';
 
 const body = document.body;
-
-// fragment parses server HTML into nodes without running anything in it.
-export function fragment(html) {
-  const t = document.createElement('template');
-  t.innerHTML = html;
-  return t.content;
-}
-
-// --- Alerts -----------------------------------------------------------------
-
-// errorFor is how long an error stays before it goes by itself; a pointer
-// over it or the keyboard in it holds it.
-const errorFor = 8000;
-
-// showError puts a message in the page's alert region (role=alert), in
-// place of the one before: one at a time, gone by itself after a while or
-// with its ×. link, when it is an http(s) URL, is shown after it as a link
-// that opens it.
-export function showError(text, link) {
-  const region = document.getElementById('alerts');
-  if (!region) return;
-  region.querySelector('[data-testid="error-toast"]')?.remove();
-  const toast = el('p', 'toast');
-  toast.dataset.testid = 'error-toast';
-  const span = el('span', '', plainWords(text));
-  const href = safeURL(link);
-  if (href) {
-    const a = el('a', '', 'Open it there');
-    a.href = href;
-    a.target = '_blank';
-    a.rel = 'noopener';
-    span.append(' ', a);
-  }
-  const close = button('×');
-  close.setAttribute('aria-label', 'Dismiss');
-  close.addEventListener('click', () => toast.remove());
-  toast.append(span, close);
-  let timer = setTimeout(() => toast.remove(), errorFor);
-  const hold = () => clearTimeout(timer);
-  const release = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => toast.remove(), errorFor);
-  };
-  toast.addEventListener('mouseenter', hold);
-  toast.addEventListener('focusin', hold);
-  toast.addEventListener('mouseleave', release);
-  toast.addEventListener('focusout', release);
-  region.append(toast);
-}
-
-// plainWords drops the words of the API's error kinds that tell a person
-// nothing ("bad input: unknown setting: …" reads "Unknown setting: …").
-function plainWords(text) {
-  const t = String(text).replace(/(^|: )bad input: /, '$1');
-  return t.charAt(0).toUpperCase() + t.slice(1);
-}
-
-function safeURL(link) {
-  if (typeof link !== 'string' || !link) return '';
-  try {
-    const u = new URL(link, location.href);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : '';
-  } catch {
-    return '';
-  }
-}
 
 function setBusy(el, busy) {
   if (busy) el.setAttribute('aria-busy', 'true');
@@ -316,36 +260,6 @@ async function deleteSession(el) {
   removeRow(el.closest('[data-testid="session-row"]'));
 }
 
-// undoFor is how long an "Undo" stays offered.
-const undoFor = 6000;
-
-// offerUndo shows "<what> · Undo" for a few seconds; Undo runs undo, and
-// says so if it fails.
-function offerUndo(what, undo) {
-  const region = document.getElementById('alerts');
-  if (!region) return;
-  region.querySelector('[data-testid="undo-notice"]')?.remove();
-  const note = el('p', 'toast undo');
-  note.setAttribute('role', 'status');
-  note.dataset.testid = 'undo-notice';
-  const undoButton = button('Undo');
-  undoButton.dataset.testid = 'undo-button';
-  note.append(`${what} · `, undoButton);
-  const timer = setTimeout(() => note.remove(), undoFor);
-  undoButton.addEventListener('click', async () => {
-    clearTimeout(timer);
-    undoButton.disabled = true;
-    try {
-      await undo();
-      note.remove();
-    } catch (err) {
-      note.remove();
-      showError(`Could not undo: ${err.message}`);
-    }
-  });
-  region.append(note);
-}
-
 // removeRow takes a row out of the list, keeping keyboard focus in the list.
 function removeRow(row) {
   if (!row) return;
@@ -414,41 +328,6 @@ function initThreads() {
   );
 }
 
-// --- Session page: the event stream -----------------------------------------
-
-// stream is the page's EventSource, for other modules of the tab to listen
-// to; null when the page follows no stream.
-export let stream = null;
-
-// setTitle shows a session's title in its heading and the tab's title.
-export function setTitle(title) {
-  const h1 = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="session-title"]'));
-  // Without a title of its own a fork is "Fork of …": the page says
-  // which name stands in (data-untitled).
-  const text = title || h1?.dataset.untitled || 'Untitled';
-  if (h1) h1.textContent = text;
-  document.title = text;
-}
-
-function initStream() {
-  const url = body.dataset.events;
-  if (body.dataset.page !== 'session' || !url || body.dataset.archived === 'true') return;
-  // EventSource reconnects by itself; each reconnect starts with a snapshot.
-  stream = new EventSource(url);
-  stream.addEventListener('open', () => {
-    body.dataset.stream = 'open';
-  });
-  stream.addEventListener('error', () => {
-    body.dataset.stream = 'closed';
-  });
-  const onTitle = (e) => {
-    const data = parseData(e);
-    if (data && typeof data.title === 'string') setTitle(data.title);
-  };
-  stream.addEventListener(EV.snapshot, onTitle);
-  stream.addEventListener(EV.title, onTitle);
-}
-
 // --- Keyboard ---------------------------------------------------------------
 
 // moveRow moves focus to the next (1) or previous (-1) session in the list.
@@ -508,7 +387,7 @@ initSearch();
 initSidebar(showError);
 initPanelDrawer();
 initThreads();
-initStream();
+openStream();
 initChat();
 initCompaction();
 initSettings();

@@ -20,12 +20,11 @@
 // through a <template>.
 
 import { api } from './http.js';
-import { fragment, showError } from './app.js';
-import { isTyping } from './dom.js';
+import { showError } from './alerts.js';
+import { fragment, isTyping } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { composer, input, urls } from './composer.js';
-import { setToolState, toolEl } from './tools.js';
-import { box } from './conversation.js';
+import { box, setToolState, toolEl } from './thread.js';
 
 // --- Approvals ----------------------------------------------------------------
 

@@ -8,16 +8,13 @@
 //   #composer                               where images may be dropped
 
 import { APIError, answer } from './http.js';
-import { showError } from './app.js';
+import { showError } from './alerts.js';
 import { button, el, isAbort } from './dom.js';
-import { composer, input, saveDraft } from './composer.js';
+import { attachments, composer, input, saveDraft } from './composer.js';
 
 // --- Images -------------------------------------------------------------------
 
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
-// attachments are the images in the composer, in order; composer.js sends
-// them and empties the list of those sent.
-export const attachments = []; // {name, sha, state, el, ctl, done}
 
 function attachmentEl(a) {
   const li = el('li', 'attachment');

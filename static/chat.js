@@ -19,7 +19,7 @@
 
 import { onNote, syncNotes } from './mentions.js';
 import { initThinking, onThinking, showPartialThinking } from './thinking.js';
-import { stream } from './app.js';
+import { stream } from './stream.js';
 import { EV } from './events.js';
 import { onGoal } from './goal.js';
 import { markUndone } from './undo.js';
@@ -48,7 +48,8 @@ import { addApproval, onApprovalStatus, removeApproval, syncApprovals } from './
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
 import { onBtwDelta, onBtwEnd, onBtwStart, onSteerQueue } from './steer.js';
-import { composer, initComposer, input, retryAnswer, setLockedBy, setProviderHelp } from './composer.js';
+import { composer, input, setLockedBy, setProviderHelp } from './composer.js';
+import { initComposer, retryAnswer } from './send.js';
 
 const body = document.body;
 

@@ -10,8 +10,9 @@
 //   [data-composer][data-retry-url][data-session-url]
 
 import { APIError, api } from './http.js';
-import { fragment, setTitle, showError } from './app.js';
-import { el } from './dom.js';
+import { setTitle } from './stream.js';
+import { showError } from './alerts.js';
+import { el, fragment } from './dom.js';
 import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
@@ -22,7 +23,7 @@ import { undoActions } from './undo.js';
 import { buildCommand, planCommand } from './plan.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
-import { clearComposer, composer, input, lockedText, note, restoreStash, saveDraft, setSending, submit, urls } from './composer.js';
+import { clearComposer, composer, input, isSending, lockedText, note, restoreStash, saveDraft, setSending, urls } from './composer.js';
 
 // --- Slash commands -----------------------------------------------------------
 
@@ -76,6 +77,7 @@ export async function runCommand({ name, arg }, { fromPalette = false } = {}) {
   try {
     if ((await run(arg)) !== false && !fromPalette) {
       clearComposer(typed);
+      hideCommands();
       restoreStash();
     }
   } catch (err) {
@@ -308,7 +310,9 @@ function acceptCommand(run) {
   input.value = c.args && !now ? `/${c.name} ` : `/${c.name}`;
   hideCommands();
   saveDraft();
-  if (now) submit();
+  if (!now || input.disabled || isSending()) return;
+  const cmd = parseCommand(input.value);
+  if (cmd) runCommand(cmd);
 }
 
 // onListKey handles the keys of the open command list; true when it took one.

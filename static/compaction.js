@@ -2,9 +2,10 @@
 // button, and the live boundary where a successor thread begins. The page
 // rendered on load shows earlier threads collapsed; this module only adds
 // what happens while the tab is open.
-import { fragment, stream, showError } from './app.js';
+import { stream } from './stream.js';
+import { showError } from './alerts.js';
 import { api } from './http.js';
-import { parseData } from './dom.js';
+import { fragment, parseData } from './dom.js';
 import { EV } from './events.js';
 
 // initCompaction wires the gauge and the stream's compaction events on a

@@ -1,30 +1,18 @@
-// The composer of a session page: the message box (its text kept as a
-// draft across reloads), sending with Enter or the button (queued while a
-// turn runs), Esc and the Stop button, the retry button of a failed
-// answer, and the notes under the box. Images are attachments.js's, slash
-// commands commands.js's, the status chip status.js's.
+// The composer of a session page, as every module of the chat reads it:
+// its elements and the API's URLs, the note under the box, the draft kept
+// across reloads, the images attached (attachments.js shows them), and
+// whether something is on its way. It acts on nothing by itself: sending,
+// keys and Stop are send.js's, slash commands commands.js's, the status
+// chip status.js's. A leaf of the chat's modules: it imports none of them.
 //
 //   #composer [data-composer][data-messages-url][data-stop-url][data-retry-url]
 //             [data-approvals-url][data-session-url]
 //   [data-composer-form]  [data-testid="composer-input"]  [data-testid="send-button"]
-//   [data-stop]  [data-composer-note]  [data-testid="provider-help"] [data-provider-help-text]
-//   [data-action="retry"]                  a failed answer's retry button
-
-import { APIError, api } from './http.js';
-import { showError } from './app.js';
-import { isTyping } from './dom.js';
-import { followBottom } from './scroll.js';
-import { stopTurn, turnRunning } from './status.js';
-import { queuedAnswer } from './queued.js';
-import { addUploaded, attachments, initImages } from './attachments.js';
-import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
-import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
+//   [data-composer-note]  [data-testid="provider-help"] [data-provider-help-text]
 
 const body = document.body;
 
-// --- Composer -----------------------------------------------------------------
-
-// Set once by initComposer; the other modules of the chat read them.
+// Set once by bindComposer; the other modules of the chat read them.
 export let composer = null; // [data-composer]
 export let input = null; // the textarea
 export let urls = {};
@@ -70,8 +58,14 @@ export function setWritable(on, status) {
   if (!on && status === 'archived') note('This session was archived; reload the page to see it read-only.', true);
 }
 
+// attachments are the images attached to the next message, in order:
+// {name, sha, state, el, ctl, done} (attachments.js adds and shows them).
+export const attachments = [];
+
 // Drafts: typed text and attached images survive a reload of the tab.
-const draftKey = () => `myco.draft.${body.dataset.sessionId}`;
+export function draftKey() {
+  return `myco.draft.${body.dataset.sessionId}`;
+}
 
 export function saveDraft() {
   try {
@@ -83,25 +77,11 @@ export function saveDraft() {
   }
 }
 
-function restoreDraft() {
-  let d = null;
-  try {
-    d = JSON.parse(sessionStorage.getItem(draftKey()) || 'null');
-  } catch {
-    return;
-  }
-  if (!d) return;
-  if (typeof d.text === 'string') input.value = d.text;
-  for (const img of Array.isArray(d.images) ? d.images : []) {
-    if (typeof img?.sha === 'string' && /^[0-9a-f]{64}$/.test(img.sha)) addUploaded(img.sha, img.name || 'image');
-  }
-}
-
 // Without CSS field-sizing, the textarea is grown by hand; the stylesheet
 // caps it at 40% of the viewport, where it starts to scroll.
 const fieldSizing = CSS.supports('field-sizing', 'content');
 
-function autosize() {
+export function autosize() {
   if (fieldSizing) return;
   input.style.height = 'auto';
   input.style.height = `${input.scrollHeight + 2}px`;
@@ -138,7 +118,7 @@ export function restoreStash() {
 
 // clearSent empties the composer of what was sent: text typed, or images
 // attached, while the request was on its way stay for the next message.
-function clearSent(text, sent) {
+export function clearSent(text, sent) {
   if (input.value === text) input.value = '';
   for (const a of sent) {
     const i = attachments.indexOf(a);
@@ -146,83 +126,38 @@ function clearSent(text, sent) {
     a.el.remove();
   }
   autosize();
-  hideCommands();
   saveDraft();
 }
 
 // --- Sending ------------------------------------------------------------------
 
 let sending = false;
-// again: Enter was pressed while something was on its way; it is honoured
-// once that is done, rather than dropped.
-let again = false;
+// idle is called when what was on its way is done (send.js honours an
+// Enter pressed meanwhile).
+let idle = () => {};
+
+// whenIdle sets what runs once sending is done.
+export function whenIdle(fn) {
+  idle = fn;
+}
+
+// isSending says whether a message or a command is on its way.
+export function isSending() {
+  return sending;
+}
 
 export function setSending(on) {
   sending = on;
-  if (!on && again) {
-    again = false;
-    queueMicrotask(submit);
-  }
   const send = composer.querySelector('[data-testid="send-button"]');
   send.disabled = on || !writable;
   if (on) send.setAttribute('aria-busy', 'true');
   else send.removeAttribute('aria-busy');
+  if (!on) idle();
 }
 
 export function lockedText(data) {
   const where = data.url ? ` at ${data.url}` : '';
   return `This session is open in another myco process (pid ${data.pid})${where}. Continue there, or close it there first.`;
-}
-
-async function sendMessage(raw, text) {
-  setSending(true);
-  const sent = [...attachments];
-  try {
-    if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
-    const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
-    const msg = { text, images: shas };
-    await attachMentions(text); // @path (mentions.js)
-    try {
-      await api('POST', urls.messages, msg);
-    } catch (err) {
-      // A turn is running: the message waits for it rather than being lost.
-      if (!(err instanceof APIError) || err.status !== 409 || err.data.pid) throw err;
-      const res = await api('POST', urls.messages, { ...msg, queue: true });
-      queuedAnswer(res, text);
-      note('Queued: it is sent when the running turn ends.');
-    }
-    clearSent(raw, sent);
-    clearChips(); // the attachments went with it
-    // Whoever sends wants to see the answer come in.
-    followBottom();
-  } catch (err) {
-    if (err instanceof APIError && err.status === 409 && err.data.pid) {
-      showError(lockedText(err.data), err.data.url);
-    } else {
-      showError(`Could not send the message: ${err.message}`);
-    }
-  } finally {
-    setSending(false);
-  }
-}
-
-// submit runs a slash command or sends the message and its images.
-export function submit() {
-  if (input.disabled) return;
-  if (sending) {
-    again = input.value.trim() !== '';
-    return;
-  }
-  const raw = input.value;
-  const cmd = parseCommand(raw);
-  if (cmd) {
-    runCommand(cmd);
-    return;
-  }
-  if (runOwnCommand(raw)) return clearComposer(); // !command (mentions.js)
-  const text = (raw.startsWith('//') ? raw.slice(1) : raw).trim();
-  if (!text && attachments.length === 0) return;
-  sendMessage(raw, text);
 }
 
 // --- Provider help, another process -------------------------------------------
@@ -241,45 +176,9 @@ export function setLockedBy(lock) {
   note(text, true);
 }
 
-// --- Keyboard -----------------------------------------------------------------
-
-function onInputKey(e) {
-  // Keys that confirm an IME composition are the composition's.
-  if (e.isComposing || e.keyCode === 229) return;
-  if (onListKey(e)) {
-    e.preventDefault();
-    e.stopPropagation();
-    return;
-  }
-  if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
-    e.preventDefault();
-    submit();
-  }
-  // Tab after @ completes a path (mentions.js).
-  if (e.key === 'Tab' && !e.shiftKey && /(?:^|\s)@\S*$/.test(input.value.slice(0, input.selectionStart))) {
-    e.preventDefault();
-    completePath(input).catch(() => {});
-  }
-}
-
-// onEscape: Esc closes an open panel or card (/diff, /undo's), else stops
-// a running turn, when the composer or the page (not another field) has
-// the focus.
-function onEscape(e) {
-  if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
-  const panel = closePanels();
-  if (closeCards() || panel) {
-    e.preventDefault();
-    return;
-  }
-  if (!turnRunning() || (isTyping(e.target) && e.target !== input)) return;
-  e.preventDefault();
-  stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
-}
-
-// --- Wiring -------------------------------------------------------------------
-
-export function initComposer(root) {
+// bindComposer finds the composer's parts; send.js's initComposer calls
+// it before anything else, so every module reads them set.
+export function bindComposer(root) {
   composer = root;
   input = root.querySelector('[data-testid="composer-input"]');
   urls = {
@@ -289,50 +188,4 @@ export function initComposer(root) {
     approvals: root.dataset.approvalsUrl,
     session: root.dataset.sessionUrl,
   };
-  initCommands(root);
-  restoreDraft();
-  autosize();
-
-  const form = root.querySelector('[data-composer-form]');
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    submit();
-  });
-  input.addEventListener('input', () => {
-    autosize();
-    updateCommands();
-    saveDraft();
-  });
-  input.addEventListener('keydown', onInputKey);
-  input.addEventListener('blur', hideCommands);
-  initImages(root);
-
-  root.querySelector('[data-stop]').addEventListener('click', () => {
-    stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
-  });
-  document.addEventListener('keydown', onEscape);
-}
-
-// retryAnswer asks for the last failed or interrupted answer again; the
-// answer it replaces comes back folded (message.end) and the new one
-// streams in as any turn does.
-//
-// A turn stopped while a tool ran offers it on the stopped outcome, which
-// arrived alone (its results went beside their calls): retried, that
-// message has nothing left to show, as after a reload, so it goes at once.
-export async function retryAnswer(e) {
-  const b = e.target.closest('[data-action="retry"]');
-  if (!b || !urls.retry) return;
-  b.disabled = true;
-  const m = b.closest('[data-testid="message"]');
-  const alone = m && !m.querySelector(':scope > :not(.message-head, .message-actions)');
-  const at = alone ? [m.parentNode, m.nextSibling] : null;
-  if (alone) m.remove();
-  try {
-    await api('POST', urls.retry);
-  } catch (err) {
-    b.disabled = false;
-    if (at && at[0]?.isConnected) at[0].insertBefore(m, at[1]?.parentNode === at[0] ? at[1] : null);
-    showError(`Could not retry: ${err.message}`);
-  }
 }

@@ -17,27 +17,16 @@
 // through a <template>.
 
 import { fetchFragment } from './http.js';
-import { fragment } from './app.js';
-import { el } from './dom.js';
+import { el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { markWriting } from './status.js';
-import { setToolState, toolEl } from './tools.js';
+import { box, messageEl, setToolState, toolEl } from './thread.js';
 import { placeLine, placeLines } from './usage.js';
 import { showPartial, write as writeStreaming } from './streaming.js';
 
 const body = document.body;
 
 // --- Messages ---------------------------------------------------------
-
-export function box() {
-  return document.getElementById('messages');
-}
-
-/** @returns {HTMLElement | null} */
-export function messageEl(id) {
-  if (!id) return null;
-  return box()?.querySelector(`[data-testid="message"][data-message-id="${CSS.escape(id)}"]`) || null;
-}
 
 // place puts a new element at the end of the conversation.
 function place(node) {

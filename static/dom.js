@@ -36,3 +36,10 @@ export function parseData(e) {
 export function isAbort(err) {
   return err instanceof DOMException && err.name === 'AbortError';
 }
+
+// fragment parses server HTML into nodes without running anything in it.
+export function fragment(html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}

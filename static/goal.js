@@ -5,7 +5,8 @@
 //   #goal-bar[data-url] [data-goal-move="running|paused|off|dismiss"]
 
 import { api } from './http.js';
-import { fragment, showError } from './app.js';
+import { fragment } from './dom.js';
+import { showError } from './alerts.js';
 import { note, noteAbout, retell, urls } from './composer.js';
 
 /**

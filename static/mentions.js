@@ -6,10 +6,10 @@
 // attachMentions before it is sent; Tab after @ completes a path.
 
 import { api } from './http.js';
-import { fragment, showError } from './app.js';
-import { el } from './dom.js';
+import { showError } from './alerts.js';
+import { el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
-import { box } from './conversation.js';
+import { box } from './thread.js';
 import { setRunning, setStatus, turnRunning } from './status.js';
 
 /**

@@ -9,7 +9,7 @@
 //   [data-action="new-session"]            opens it (app.js's click actions)
 //   form[data-new-session-form] [data-folder] [data-close-dialog]
 
-import { showError } from './app.js';
+import { showError } from './alerts.js';
 import { fetchFragment, api } from './http.js';
 
 const dialog = () => /** @type {HTMLDialogElement | null} */ (document.querySelector('[data-new-session-dialog]'));

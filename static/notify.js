@@ -14,7 +14,7 @@
 
 import { EV } from './events.js';
 import { restingStatuses } from './status.js';
-import { showError } from './app.js';
+import { showError } from './alerts.js';
 
 const body = document.body;
 

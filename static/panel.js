@@ -2,7 +2,8 @@
 // by the server from the page's own templ components), and links and the
 // scratchpad are edited in place through PATCH /api/sessions/{id}. Other
 // tabs hear of an edit through the same event.
-import { fragment, showError } from './app.js';
+import { fragment } from './dom.js';
+import { showError } from './alerts.js';
 import { api } from './http.js';
 import { EV } from './events.js';
 

@@ -8,7 +8,8 @@
 //   .plan-ready [data-plan-action="build-now|switch|keep"]
 
 import { api } from './http.js';
-import { fragment, showError } from './app.js';
+import { fragment } from './dom.js';
+import { showError } from './alerts.js';
 import { input, note } from './composer.js';
 
 /** What "Build now" sends (live.BuildPlanText). */

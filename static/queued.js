@@ -9,7 +9,7 @@
 // Their text arrives as JSON and goes in through textContent.
 
 import { APIError, api } from './http.js';
-import { showError } from './app.js';
+import { showError } from './alerts.js';
 import { button, el } from './dom.js';
 import { composer, urls } from './composer.js';
 

@@ -10,10 +10,9 @@
 // textContent; the finished answer is the server's rendered HTML.
 
 import { api } from './http.js';
-import { fragment } from './app.js';
-import { button, el } from './dom.js';
+import { button, el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
-import { box } from './conversation.js';
+import { box } from './thread.js';
 import { note, noteAbout, urls } from './composer.js';
 import { queuedAnswer } from './queued.js';
 import { usageFigures } from './usage.js';

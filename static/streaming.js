@@ -14,8 +14,7 @@
 // message.end then replaces the whole message with blocks rendered the
 // same way, so those already shown do not move.
 
-import { fragment } from './app.js';
-import { el } from './dom.js';
+import { el, fragment } from './dom.js';
 
 // What each streaming message element holds: its raw text so far, the
 // HTML of its blocks so far (to tell, from a snapshot, what is new) and

@@ -6,7 +6,7 @@
 
 import { api } from './http.js';
 import { el } from './dom.js';
-import { messageEl } from './conversation.js';
+import { messageEl } from './thread.js';
 import { keepBottom } from './scroll.js';
 import { note, urls } from './composer.js';
 import { turnRunning } from './status.js';

@@ -13,30 +13,12 @@
 // comes from the server, already escaped, and is parsed through a
 // <template>.
 
-import { fragment } from './app.js';
-import { el } from './dom.js';
+import { el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
-import { box, messageEl, startMessage } from './conversation.js';
+import { startMessage } from './conversation.js';
+import { box, messageEl, setToolState, toolEl } from './thread.js';
 
 // --- Tool calls ---------------------------------------------------------------
-
-// toolEl is the card of a call on the page, by its tool_use_id.
-export function toolEl(id) {
-  if (!id) return null;
-  return box()?.querySelector(`[data-testid="tool-call"][data-tool-use-id="${CSS.escape(id)}"]`) || null;
-}
-
-// setToolState marks a call running, waiting for approval, or neither
-// (''), with the line that says so.
-export function setToolState(call, state) {
-  call.querySelector(':scope > .tool-state')?.remove();
-  delete call.dataset.running;
-  delete call.dataset.awaiting;
-  if (!state) return;
-  call.dataset[state === 'approval' ? 'awaiting' : 'running'] = '';
-  const label = state === 'approval' ? 'waiting for your approval' : 'running…';
-  call.append(el('p', 'tool-state', label));
-}
 
 // rendered is the one element of testid in a server fragment, or null.
 function rendered(html, testid) {

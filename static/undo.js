@@ -10,7 +10,8 @@
 //   #messages article[data-message-id].undone   a turn taken back
 
 import { api } from './http.js';
-import { fragment, showError } from './app.js';
+import { fragment } from './dom.js';
+import { showError } from './alerts.js';
 import { note, urls } from './composer.js';
 import { keepBottom } from './scroll.js';
 

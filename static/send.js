@@ -1,0 +1,189 @@
+// Sending from the composer of a session page: Enter or the button sends
+// the message and its images (queued while a turn runs), Esc and the Stop
+// button stop the turn, the retry button of a failed answer asks again,
+// and the draft comes back after a reload. The composer's state is
+// composer.js's; images attachments.js's; slash commands commands.js's.
+//
+//   [data-composer-form]  [data-stop]
+//   [data-action="retry"]                  a failed answer's retry button
+
+import { APIError, api } from './http.js';
+import { showError } from './alerts.js';
+import { isTyping } from './dom.js';
+import { followBottom } from './scroll.js';
+import { stopTurn, turnRunning } from './status.js';
+import { queuedAnswer } from './queued.js';
+import { addUploaded, initImages } from './attachments.js';
+import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
+import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
+import {
+  attachments, autosize, bindComposer, clearComposer, clearSent, composer, draftKey, input, isSending, lockedText, note,
+  saveDraft, setSending, urls, whenIdle,
+} from './composer.js';
+
+// again: Enter was pressed while something was on its way; it is honoured
+// once that is done, rather than dropped.
+let again = false;
+
+function restoreDraft() {
+  let d = null;
+  try {
+    d = JSON.parse(sessionStorage.getItem(draftKey()) || 'null');
+  } catch {
+    return;
+  }
+  if (!d) return;
+  if (typeof d.text === 'string') input.value = d.text;
+  for (const img of Array.isArray(d.images) ? d.images : []) {
+    if (typeof img?.sha === 'string' && /^[0-9a-f]{64}$/.test(img.sha)) addUploaded(img.sha, img.name || 'image');
+  }
+}
+
+async function sendMessage(raw, text) {
+  setSending(true);
+  const sent = [...attachments];
+  try {
+    if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
+    const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
+    const msg = { text, images: shas };
+    await attachMentions(text); // @path (mentions.js)
+    try {
+      await api('POST', urls.messages, msg);
+    } catch (err) {
+      // A turn is running: the message waits for it rather than being lost.
+      if (!(err instanceof APIError) || err.status !== 409 || err.data.pid) throw err;
+      const res = await api('POST', urls.messages, { ...msg, queue: true });
+      queuedAnswer(res, text);
+      note('Queued: it is sent when the running turn ends.');
+    }
+    clearSent(raw, sent);
+    hideCommands();
+    clearChips(); // the attachments went with it
+    // Whoever sends wants to see the answer come in.
+    followBottom();
+  } catch (err) {
+    if (err instanceof APIError && err.status === 409 && err.data.pid) {
+      showError(lockedText(err.data), err.data.url);
+    } else {
+      showError(`Could not send the message: ${err.message}`);
+    }
+  } finally {
+    setSending(false);
+  }
+}
+
+// submit runs a slash command or sends the message and its images.
+export function submit() {
+  if (input.disabled) return;
+  if (isSending()) {
+    again = input.value.trim() !== '';
+    return;
+  }
+  const raw = input.value;
+  const cmd = parseCommand(raw);
+  if (cmd) {
+    runCommand(cmd);
+    return;
+  }
+  if (runOwnCommand(raw)) { // !command (mentions.js)
+    clearComposer();
+    hideCommands();
+    return;
+  }
+  const text = (raw.startsWith('//') ? raw.slice(1) : raw).trim();
+  if (!text && attachments.length === 0) return;
+  sendMessage(raw, text);
+}
+
+// --- Keyboard -----------------------------------------------------------------
+
+function onInputKey(e) {
+  // Keys that confirm an IME composition are the composition's.
+  if (e.isComposing || e.keyCode === 229) return;
+  if (onListKey(e)) {
+    e.preventDefault();
+    e.stopPropagation();
+    return;
+  }
+  if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+    e.preventDefault();
+    submit();
+  }
+  // Tab after @ completes a path (mentions.js).
+  if (e.key === 'Tab' && !e.shiftKey && /(?:^|\s)@\S*$/.test(input.value.slice(0, input.selectionStart))) {
+    e.preventDefault();
+    completePath(input).catch(() => {});
+  }
+}
+
+// onEscape: Esc closes an open panel or card (/diff, /undo's), else stops
+// a running turn, when the composer or the page (not another field) has
+// the focus.
+function onEscape(e) {
+  if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+  const panel = closePanels();
+  if (closeCards() || panel) {
+    e.preventDefault();
+    return;
+  }
+  if (!turnRunning() || (isTyping(e.target) && e.target !== input)) return;
+  e.preventDefault();
+  stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
+}
+
+// --- Wiring -------------------------------------------------------------------
+
+export function initComposer(root) {
+  bindComposer(root);
+  whenIdle(() => {
+    if (!again) return;
+    again = false;
+    queueMicrotask(submit);
+  });
+  initCommands(root);
+  restoreDraft();
+  autosize();
+
+  const form = root.querySelector('[data-composer-form]');
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    submit();
+  });
+  input.addEventListener('input', () => {
+    autosize();
+    updateCommands();
+    saveDraft();
+  });
+  input.addEventListener('keydown', onInputKey);
+  input.addEventListener('blur', hideCommands);
+  initImages(root);
+
+  root.querySelector('[data-stop]').addEventListener('click', () => {
+    stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
+  });
+  document.addEventListener('keydown', onEscape);
+}
+
+// retryAnswer asks for the last failed or interrupted answer again; the
+// answer it replaces comes back folded (message.end) and the new one
+// streams in as any turn does.
+//
+// A turn stopped while a tool ran offers it on the stopped outcome, which
+// arrived alone (its results went beside their calls): retried, that
+// message has nothing left to show, as after a reload, so it goes at once.
+export async function retryAnswer(e) {
+  const b = e.target.closest('[data-action="retry"]');
+  if (!b || !urls.retry) return;
+  b.disabled = true;
+  const m = b.closest('[data-testid="message"]');
+  const alone = m && !m.querySelector(':scope > :not(.message-head, .message-actions)');
+  const at = alone ? [m.parentNode, m.nextSibling] : null;
+  if (alone) m.remove();
+  try {
+    await api('POST', urls.retry);
+  } catch (err) {
+    b.disabled = false;
+    if (at && at[0]?.isConnected) at[0].insertBefore(m, at[1]?.parentNode === at[0] ? at[1] : null);
+    showError(`Could not retry: ${err.message}`);
+  }
+}
