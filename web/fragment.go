@@ -53,16 +53,6 @@ func MessagesFragment(doc *session.Document, thread, before, limit int, price Pr
 	return newFragment(doc.ID, thread, doc.Threads[thread].Messages, before, limit, threadLines(doc, thread, price)), nil
 }
 
-// threadLines are the usage lines of a thread's turns (turnLines).
-func threadLines(doc *session.Document, thread int, price Pricer) map[string]TurnUsageView {
-	t := doc.Threads[thread]
-	carried := 0
-	if t.CompactedFrom != nil {
-		carried = t.Carried
-	}
-	return turnLines(t.Messages, carried, doc.Model, price)
-}
-
 func newFragment(sessionID string, thread int, msgs []session.Message, before, limit int, lines map[string]TurnUsageView) MessagesFragmentView {
 	if before < 0 || before > len(msgs) {
 		before = len(msgs)

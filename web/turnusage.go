@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"myco/session"
@@ -23,30 +24,69 @@ type TurnUsageView struct {
 	Undone bool
 }
 
-// turnLines are the usage lines of a thread's turns, by the ID of the
+// threadLines are the usage lines of thread i's turns, by the ID of the
 // answer each follows. A turn begins at a message the person typed (not
 // a steer, which joins the running turn), at a goal's turn, or at the
-// first answer of a retry; it holds every message up to the next one.
-// The first carried messages belong to the thread before and are left
-// out, as their usage is counted there. A turn with no usage has no line.
-func turnLines(msgs []session.Message, carried int, sessionModel string, price Pricer) map[string]TurnUsageView {
+// first answer of a retry; it holds every message up to the next one. A
+// turn with no usage has no line. One that a compaction cut in two (its
+// first part in this thread, the rest in the successor) has its one line
+// in the thread where it ends, counting both parts (turnsOf).
+func threadLines(doc *session.Document, i int, price Pricer) map[string]TurnUsageView {
 	lines := map[string]TurnUsageView{}
-	for _, t := range turns(msgs[min(carried, len(msgs)):]) {
-		if v, ok := turnLine(t, sessionModel, price); ok {
+	ts := turnsOf(doc, i)
+	if continuedAfter(doc, i) && len(ts) > 0 {
+		ts = ts[:len(ts)-1]
+	}
+	for _, t := range ts {
+		if v, ok := turnLine(t, doc.Model, price); ok {
 			lines[v.After] = v
 		}
 	}
 	return lines
 }
 
-// turns splits msgs at the messages that begin a turn.
-func turns(msgs []session.Message) [][]session.Message {
-	retries := map[string]bool{}
-	for _, m := range msgs {
-		if m.ReplacedBy != "" {
-			retries[m.ReplacedBy] = true
+// turnsOf is thread i's turns, the messages it carried from the thread
+// before left out (they are counted there). When the thread was made by a
+// compaction in the middle of a turn (its own messages begin with the
+// agent going on, not a turn's start), its first turn is that whole turn:
+// the part before the compaction, from the thread it was made from, then
+// the rest.
+func turnsOf(doc *session.Document, i int) [][]session.Message {
+	t := &doc.Threads[i]
+	own := t.Own()
+	ts := turns(own)
+	if len(ts) == 0 || !continuesTurn(t, own) {
+		return ts
+	}
+	if p := predecessor(*t, i); p >= 0 && p < i {
+		if before := turnsOf(doc, p); len(before) > 0 {
+			ts[0] = append(slices.Clip(before[len(before)-1]), ts[0]...)
 		}
 	}
+	return ts
+}
+
+// continuesTurn says whether a thread made by compaction begins in the
+// middle of a turn: its first own message does not begin one.
+func continuesTurn(t *session.Thread, own []session.Message) bool {
+	return t.CompactedFrom != nil && len(own) > 0 && !beginsTurn(own[0], retriesIn(own))
+}
+
+// continuedAfter says whether a later thread carries on thread i's last
+// turn, which then has its line there.
+func continuedAfter(doc *session.Document, i int) bool {
+	for j := i + 1; j < len(doc.Threads); j++ {
+		t := &doc.Threads[j]
+		if predecessor(*t, j) == i && continuesTurn(t, t.Own()) {
+			return true
+		}
+	}
+	return false
+}
+
+// turns splits msgs at the messages that begin a turn.
+func turns(msgs []session.Message) [][]session.Message {
+	retries := retriesIn(msgs)
 	var out [][]session.Message
 	start := 0
 	for i, m := range msgs {
@@ -59,6 +99,17 @@ func turns(msgs []session.Message) [][]session.Message {
 		out = append(out, msgs[start:])
 	}
 	return out
+}
+
+// retriesIn are the answers of msgs that replaced a failed one.
+func retriesIn(msgs []session.Message) map[string]bool {
+	retries := map[string]bool{}
+	for _, m := range msgs {
+		if m.ReplacedBy != "" {
+			retries[m.ReplacedBy] = true
+		}
+	}
+	return retries
 }
 
 func beginsTurn(m session.Message, retries map[string]bool) bool {
@@ -90,15 +141,10 @@ func turnLine(msgs []session.Message, sessionModel string, price Pricer) (TurnUs
 // the one that ended in the thread it was made from.
 func LastTurnUsage(doc *session.Document, price Pricer) (TurnUsageView, bool) {
 	for i, hops := len(doc.Threads)-1, 0; i >= 0 && hops < len(doc.Threads); hops++ {
-		t := doc.Threads[i]
-		msgs := t.Messages
-		if t.CompactedFrom != nil {
-			msgs = msgs[min(t.Carried, len(msgs)):]
-		}
-		if all := turns(msgs); len(all) > 0 {
+		if all := turnsOf(doc, i); len(all) > 0 {
 			return turnLine(all[len(all)-1], doc.Model, price)
 		}
-		i = predecessor(t, i)
+		i = predecessor(doc.Threads[i], i)
 	}
 	return TurnUsageView{}, false
 }

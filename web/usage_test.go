@@ -351,3 +351,41 @@ func TestLastTurnUsageAfterCompaction(t *testing.T) {
 		t.Errorf("a turn with no answer yet: %+v, want none", v)
 	}
 }
+
+// A compaction in the middle of a turn (after a tool round, over the
+// threshold) leaves the turn's first answers in the old thread and the
+// rest in the new one. The turn has one line, after its last answer,
+// counting both parts: the live page (turn.end) and a reload agree.
+func TestTurnCutByCompactionHasOneLine(t *testing.T) {
+	a1 := answer("a1", sonnet, 6000, 20, 0, 0)
+	a1.StopReason = "tool_use"
+	goOn := session.Message{ID: "c1", Role: "user", At: t0, Content: []session.Block{{Type: session.BlockText, Text: "Continue."}}}
+	d := doc(
+		session.Thread{Messages: []session.Message{human("h1", "go"), a1, {ID: "r1", Role: "user"}}},
+		session.Thread{Summary: "s", CompactedFrom: new(int), Carried: 1, Messages: []session.Message{
+			human("h1", "go"), goOn, answer("a2", sonnet, 700, 30, 0, 0)}},
+	)
+	v, ok := web.LastTurnUsage(d, testPricer())
+	if !ok || v.Start != "h1" || v.After != "a2" || v.Usage.Input != 6700 || v.Usage.Output != 50 {
+		t.Errorf("turn.end's line = %+v, %v; want h1's turn after a2, in 6,700 out 50", v, ok)
+	}
+	page := parseHTML(t, render(t, web.SessionPage(web.NewSessionView(d, web.SessionViewOptions{Price: testPricer()}))))
+	lines := page.Find(`[data-testid="turn-usage"]`)
+	if lines.Length() != 1 {
+		t.Fatalf("%d usage lines on the page, want the turn's one", lines.Length())
+	}
+	if after, _ := lines.Attr("data-after"); after != "a2" {
+		t.Errorf("the line follows %q, want a2", after)
+	}
+	if got := textOf(lines); !strings.HasPrefix(got, "in 6,700 · out 50") {
+		t.Errorf("line %q, want both parts counted", got)
+	}
+	// The earlier thread, opened, shows no line for the part it holds.
+	frag, err := web.MessagesFragment(d, 0, 0, 50, testPricer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := parseHTML(t, render(t, web.Messages(frag))).Find(`[data-testid="turn-usage"]`).Length(); n != 0 {
+		t.Errorf("the earlier thread shows %d lines for the turn's first part, want none", n)
+	}
+}
