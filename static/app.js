@@ -37,7 +37,7 @@ import { initPanelDrawer } from './paneldrawer.js';
 import { followListing } from './listing.js';
 import { forkMessage } from './lineage.js';
 import { initSettings } from './settings.js';
-import './highlight.js';
+import { initHighlight } from './highlight.js';
 import './copy.js';
 
 const body = document.body;
@@ -391,3 +391,4 @@ openStream();
 initChat();
 initCompaction();
 initSettings();
+initHighlight();

@@ -17,12 +17,12 @@
 //   <body data-page="session" data-session-id>
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
-import { onNote, syncNotes } from './mentions.js';
+import { initMentions, onNote, syncNotes } from './mentions.js';
 import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { stream } from './stream.js';
 import { EV } from './events.js';
-import { onGoal } from './goal.js';
-import { markUndone } from './undo.js';
+import { initGoal, onGoal } from './goal.js';
+import { initUndo, markUndone } from './undo.js';
 import { clearPlanReady, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
@@ -191,6 +191,9 @@ export function initChat() {
   if (body.dataset.page !== 'session') return;
   document.addEventListener('click', toggleDiff);
   document.addEventListener('click', retryAnswer);
+  initGoal();
+  initMentions();
+  initUndo();
   setRunning(false);
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);

@@ -15,7 +15,7 @@ import { note, noteAbout, retell, urls } from './composer.js';
 
 // The bar's buttons work from the page's first paint, before any event:
 // one listener on the document, since the bar is replaced on each event.
-document.addEventListener('click', (e) => {
+function onBarClick(e) {
   const t = e.target instanceof Element ? e.target.closest('#goal-bar [data-goal-move]') : null;
   if (!(t instanceof HTMLElement)) return;
   const bar = /** @type {HTMLElement | null} */ (t.closest('#goal-bar'));
@@ -25,7 +25,7 @@ document.addEventListener('click', (e) => {
     return;
   }
   moveGoal(bar?.dataset.url || goalURL(), move).catch((err) => showError(`The goal could not change: ${err.message}`));
-});
+}
 
 /** @returns {string} */
 function goalURL() {
@@ -123,4 +123,9 @@ export async function goalCommand(arg) {
   if (!body.text) throw new Error('say what the goal is: /goal [--turns N] TEXT');
   const res = /** @type {{goal: Goal}} */ (await api('POST', url, body));
   noteGoal(answered(sent, res.goal), false);
+}
+
+// initGoal makes the bar's buttons work, whichever bar the page shows.
+export function initGoal() {
+  document.addEventListener('click', onBarClick);
 }

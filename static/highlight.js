@@ -51,5 +51,9 @@ async function highlight() {
   }
 }
 
-highlight();
-window.addEventListener('hashchange', highlight);
+// initHighlight shows the message the address names, now and when the
+// address changes.
+export function initHighlight() {
+  highlight();
+  window.addEventListener('hashchange', highlight);
+}

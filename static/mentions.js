@@ -112,7 +112,7 @@ export function syncNotes(notes) {
 }
 
 // A chip's × takes its attachment back (chips the page rendered too).
-document.addEventListener('click', async (e) => {
+async function onChipClick(e) {
   const x = e.target instanceof Element ? e.target.closest('[data-remove-note]') : null;
   if (!(x instanceof HTMLElement)) return;
   const id = x.dataset.removeNote || '';
@@ -122,7 +122,7 @@ document.addEventListener('click', async (e) => {
   } catch (err) {
     showError(`Could not remove the attachment: ${err instanceof Error ? err.message : err}`);
   }
-});
+}
 
 /** @param {NoteEvent} d */
 function commandCard(d) {
@@ -239,4 +239,9 @@ export async function completePath(input) {
     input.selectionStart = input.selectionEnd = at + common.length;
   }
   return true;
+}
+
+// initMentions makes a chip's × work, for chips the page rendered too.
+export function initMentions() {
+  document.addEventListener('click', onChipClick);
 }

@@ -21,7 +21,7 @@ import { keepBottom } from './scroll.js';
  */
 
 // The cards' buttons: one listener on the document, as cards come and go.
-document.addEventListener('click', (e) => {
+function onCardClick(e) {
   const t = e.target instanceof Element ? e.target : null;
   if (!t) return;
   const cancel = t.closest('[data-undo-cancel]');
@@ -37,7 +37,7 @@ document.addEventListener('click', (e) => {
     confirm.disabled = false;
     showError(`It could not be done: ${err.message}`);
   });
-});
+}
 
 /** @param {HTMLElement} card */
 async function apply(card) {
@@ -104,3 +104,8 @@ export const undoActions = {
     show(fragment(res.html));
   },
 };
+
+// initUndo makes the buttons of the /undo and /diff cards work.
+export function initUndo() {
+  document.addEventListener('click', onCardClick);
+}
