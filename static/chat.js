@@ -1,13 +1,13 @@
-// The chat of a session page: wires the page's event stream to the
-// modules that draw it, one event at a time and in order. app.js owns the
-// stream and calls initChat once it is open for listening.
+// The chat of a session page: gives the page's events to the modules that
+// draw them (through stream.js's one dispatcher, which handles them one at
+// a time and in order). app.js opens the stream and calls initChat.
 //
 //   conversation.js  messages, text deltas, finished messages, turn lines
 //   tools.js         tool calls, a command's live output, elapsed time
 //   approvals.js     approval cards (diff.js draws their diffs)
 //   status.js        the status chip, the Stop button, stopping
-//   composer.js      the message box, sending (attachments.js: images;
-//                    commands.js: slash commands; queued.js: the queue)
+//   composer.js      the message box's state; send.js sends (attachments.js:
+//                    images; commands.js: slash commands; queued.js: the queue)
 //   usage.js         the model; placing the usage lines the server renders
 //   scroll.js        keeping the bottom in view
 //   notify.js        telling a hidden tab's person: notifications, title marker
@@ -19,14 +19,13 @@
 
 import { initMentions, onNote, syncNotes } from './mentions.js';
 import { initThinking, onThinking, showPartialThinking } from './thinking.js';
-import { stream } from './stream.js';
+import { beforeEvery, on, stream } from './stream.js';
 import { EV } from './events.js';
 import { initGoal, onGoal } from './goal.js';
 import { initUndo, markUndone } from './undo.js';
 import { clearPlanReady, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
-import { parseData } from './dom.js';
 import { initScroll, keepBottom } from './scroll.js';
 import { setModel } from './usage.js';
 import { onTurnStart, restingStatuses, setRunning, setStatus } from './status.js';
@@ -140,37 +139,12 @@ const handlers = {
   [EV.planReady]: onPlanReady,
 };
 
-// Events are handled one at a time, in order: a snapshot that waits for a
-// resync holds back the events behind it.
-const backlog = [];
-let draining = false;
-
-async function drain() {
-  if (draining) return;
-  draining = true;
-  try {
-    while (backlog.length) {
-      const [name, data] = backlog.shift();
-      // Blocks join the deltas' frame: they follow the text they cover.
-      if (name !== EV.textDelta && name !== EV.messageBlocks) flushDeltas();
-      try {
-        await handlers[name](data);
-      } catch (err) {
-        console.error(`myco: ${name} event`, err);
-      }
-    }
-  } finally {
-    draining = false;
-  }
-}
-
 function listen(es) {
-  for (const name of Object.keys(handlers)) {
-    es.addEventListener(name, (e) => {
-      backlog.push([name, parseData(e)]);
-      drain();
-    });
-  }
+  // Blocks join the deltas' frame: they follow the text they cover.
+  beforeEvery((name) => {
+    if (name !== EV.textDelta && name !== EV.messageBlocks) flushDeltas();
+  });
+  for (const [name, fn] of Object.entries(handlers)) on(name, fn);
   es.addEventListener('error', () => {
     reconnected = true;
     const s = composer?.querySelector('[data-stream-state]');
@@ -200,7 +174,7 @@ export function initChat() {
   initThinking();
   initScroll();
   if (stream) listen(stream);
-  initPanel(stream);
-  initNotify(stream);
+  initPanel();
+  initNotify(!!stream);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

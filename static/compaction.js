@@ -2,10 +2,10 @@
 // button, and the live boundary where a successor thread begins. The page
 // rendered on load shows earlier threads collapsed; this module only adds
 // what happens while the tab is open.
-import { stream } from './stream.js';
+import { on } from './stream.js';
 import { showError } from './alerts.js';
 import { api } from './http.js';
-import { fragment, parseData } from './dom.js';
+import { fragment } from './dom.js';
 import { EV } from './events.js';
 
 // initCompaction wires the gauge and the stream's compaction events on a
@@ -18,11 +18,10 @@ export function initCompaction() {
     if (button instanceof HTMLButtonElement) compactNow(button);
   });
   document.querySelector('[data-action="show-carried"]')?.addEventListener('click', showCarried);
-  if (!stream) return;
-  stream.addEventListener(EV.snapshot, (e) => renderGauge(parseData(e)?.context));
-  stream.addEventListener(EV.context, (e) => renderGauge(parseData(e)));
-  stream.addEventListener(EV.compactionStart, (e) => onStart(parseData(e)));
-  stream.addEventListener(EV.compactionEnd, (e) => onEnd(parseData(e)));
+  on(EV.snapshot, (d) => renderGauge(d?.context));
+  on(EV.context, renderGauge);
+  on(EV.compactionStart, onStart);
+  on(EV.compactionEnd, onEnd);
 }
 
 async function compactNow(button) {

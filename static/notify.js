@@ -13,6 +13,7 @@
 // the title changes: an observer of <title> puts it back in front.
 
 import { EV } from './events.js';
+import { on } from './stream.js';
 import { restingStatuses } from './status.js';
 import { showError } from './alerts.js';
 
@@ -114,14 +115,6 @@ function seconds(ms) {
   return `${Math.round(ms / 1000)} s`;
 }
 
-function data(e) {
-  try {
-    return JSON.parse(e.data);
-  } catch {
-    return null;
-  }
-}
-
 function onTurnEnd(d) {
   const turn = d?.turn || '';
   const since = started.get(turn) || busySince;
@@ -193,22 +186,20 @@ function initBell() {
 
 // initNotify follows the session's stream for what the person should be
 // told of; chat.js calls it on a session page.
-export function initNotify(stream) {
+export function initNotify(live) {
   initBell();
   const title = document.querySelector('title');
   if (title) new MutationObserver(keepMarker).observe(title, { childList: true, characterData: true, subtree: true });
   document.addEventListener('visibilitychange', seen);
-  if (!stream) return;
-  stream.addEventListener(EV.snapshot, (e) => {
-    const d = data(e);
+  if (!live) return;
+  on(EV.snapshot, (d) => {
     const busy = d && !restingStatuses.has(d.status || 'idle');
     if (busy && !busySince && started.size === 0) busySince = Date.now();
   });
-  stream.addEventListener(EV.turnStart, (e) => started.set(data(e)?.turn || '', Date.now()));
-  stream.addEventListener(EV.turnError, (e) => {
-    const turn = data(e)?.turn;
-    if (turn) failed.add(turn);
+  on(EV.turnStart, (d) => started.set(d?.turn || '', Date.now()));
+  on(EV.turnError, (d) => {
+    if (d?.turn) failed.add(d.turn);
   });
-  stream.addEventListener(EV.turnEnd, (e) => onTurnEnd(data(e)));
-  stream.addEventListener(EV.toolApproval, (e) => onApproval(data(e)));
+  on(EV.turnEnd, onTurnEnd);
+  on(EV.toolApproval, onApproval);
 }

@@ -6,22 +6,17 @@ import { fragment } from './dom.js';
 import { showError } from './alerts.js';
 import { api } from './http.js';
 import { EV } from './events.js';
+import { on } from './stream.js';
 
 // initPanel follows the stream's panel events.
-export function initPanel(stream) {
+export function initPanel() {
   const side = document.querySelector('[data-testid="side-panel"]');
   if (!side) return;
   side.addEventListener('click', onClick);
   side.addEventListener('submit', onSubmit);
   side.addEventListener('focusout', onBlur);
   side.addEventListener('keydown', onKey);
-  stream?.addEventListener(EV.panel, (e) => {
-    let d = null;
-    try {
-      d = JSON.parse(e.data);
-    } catch {
-      return;
-    }
+  on(EV.panel, (d) => {
     if (d && typeof d.html === 'string') swap(d.html);
   });
 }

@@ -1,6 +1,9 @@
-// The session page's event stream, opened once: other modules of the tab
-// listen to it. The heading and the tab's title follow the session's
-// title from it.
+// The session page's event stream, opened once, and the one dispatcher of
+// its events: a module says what it does with an event through on(), and
+// every event is handled whole, in the order the server sent it, by each
+// of its handlers in the order they were added. A handler may be async
+// (a snapshot that fetches what the page missed): the events behind it
+// wait. The heading and the tab's title follow the session's title.
 
 import { parseData } from './dom.js';
 import { EV } from './events.js';
@@ -21,6 +24,64 @@ export function setTitle(title) {
   document.title = text;
 }
 
+// handlers are what each event is given to, by event name, in order.
+/** @type {Map<string, Array<(data: any) => unknown>>} */
+const handlers = new Map();
+/** @type {Array<[string, unknown]>} */
+const backlog = [];
+let draining = false;
+/** @type {(name: string) => void} */
+let beforeEach = () => {};
+
+/**
+ * on adds a handler of the named event, given its parsed JSON data (null
+ * when it is not JSON). Handlers are added before the stream opens or
+ * while the page starts, never later.
+ * @param {string} name
+ * @param {(data: any) => unknown} fn
+ */
+export function on(name, fn) {
+  let list = handlers.get(name);
+  if (!list) {
+    list = [];
+    handlers.set(name, list);
+    stream?.addEventListener(name, (e) => enqueue(name, e));
+  }
+  list.push(fn);
+}
+
+/** beforeEvery runs fn before the handlers of every event (chat.js
+ * flushes buffered text there).
+ * @param {(name: string) => void} fn */
+export function beforeEvery(fn) {
+  beforeEach = fn;
+}
+
+function enqueue(name, e) {
+  backlog.push([name, parseData(e)]);
+  drain();
+}
+
+async function drain() {
+  if (draining) return;
+  draining = true;
+  try {
+    while (backlog.length) {
+      const [name, data] = /** @type {[string, unknown]} */ (backlog.shift());
+      beforeEach(name);
+      for (const fn of handlers.get(name) || []) {
+        try {
+          await fn(data);
+        } catch (err) {
+          console.error(`myco: ${name} event`, err);
+        }
+      }
+    }
+  } finally {
+    draining = false;
+  }
+}
+
 export function openStream() {
   const url = body.dataset.events;
   if (body.dataset.page !== 'session' || !url || body.dataset.archived === 'true') return;
@@ -32,10 +93,10 @@ export function openStream() {
   stream.addEventListener('error', () => {
     body.dataset.stream = 'closed';
   });
-  const onTitle = (e) => {
-    const data = parseData(e);
-    if (data && typeof data.title === 'string') setTitle(data.title);
+  for (const name of handlers.keys()) stream.addEventListener(name, (e) => enqueue(name, e));
+  const onTitle = (d) => {
+    if (d && typeof d.title === 'string') setTitle(d.title);
   };
-  stream.addEventListener(EV.snapshot, onTitle);
-  stream.addEventListener(EV.title, onTitle);
+  on(EV.snapshot, onTitle);
+  on(EV.title, onTitle);
 }

@@ -42,7 +42,9 @@ test('a reply appears progressively, in several paints', async ({ page, myco, fa
     };
     requestAnimationFrame(tick);
   });
-  await send(page, 'Write a lot [[text:200]] [[delay:8ms]]');
+  // Four seconds of text: a loaded machine paints at a few frames a
+  // second, and the paints must still be several.
+  await send(page, 'Write a lot [[text:400]] [[delay:10ms]]');
   await turnsEnded(page, 1);
   await expect(lastAgentMessage(page)).not.toHaveAttribute('data-streaming', '');
   const paints = await page.evaluate(() => (window as any).__lengths.size);
