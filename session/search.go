@@ -13,10 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
+
+	"myco/internal/mdtext"
 )
 
 // Hit is one place where a search matched: a message, a scratchpad, a title
@@ -29,8 +32,20 @@ type Hit struct {
 	Thread  int    `json:"thread"`
 	Message string `json:"message,omitempty"`
 	Kind    string `json:"kind"`
-	Excerpt string `json:"excerpt"` // one line around the match
+	// From says who wrote a message hit (FromPerson, FromAgent, FromTool,
+	// FromMyco) and At when; both are empty for the other kinds.
+	From    string    `json:"from,omitempty"`
+	At      time.Time `json:"at,omitzero"`
+	Excerpt string    `json:"excerpt"` // one line around the match, as plain text
 }
+
+// Who wrote a message hit, as Hit.From says it.
+const (
+	FromPerson = "person" // the person typed it
+	FromAgent  = "agent"  // an answer of the model, its tool calls included
+	FromTool   = "tool"   // the outcomes of tool calls
+	FromMyco   = "myco"   // a message myco wrote: a goal's turn, a note's delivery
+)
 
 // Hit kinds besides SidecarReadline and SidecarConsole.
 const (
@@ -69,35 +84,47 @@ func (s *Store) Search(q string, limit int) ([]Hit, error) {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
+	var hits []Hit
+	err := s.scan(m, func(sum Summary, doc *Document) bool {
+		for _, p := range s.places(sum, doc, m) {
+			hits = append(hits, p.hit(m))
+			if len(hits) == limit {
+				return false
+			}
+		}
+		return true
+	})
+	return hits, err
+}
+
+// scan calls visit for every readable session that may hold every word of
+// m, newest first, until visit returns false. doc is the session's
+// document, or nil when the prefilter found that only its sidecars, which
+// are not in the document, can match.
+func (s *Store) scan(m *matcher, visit func(sum Summary, doc *Document) bool) error {
 	sums, err := s.searchOrder()
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return fmt.Errorf("search: %w", err)
 	}
-	var hits []Hit
 	for start := 0; start < len(sums); start += searchBatch {
 		batch := sums[start:min(start+searchBatch, len(sums))]
 		for i, may := range s.prefilter(batch, m) {
-			sum := batch[i]
-			if !may {
-				// No message, title or scratchpad can match: only the
-				// sidecars, which are not in the document, can.
-				hits = s.searchSidecars(hits, sum.ID, sum.Title, m)
-			} else {
-				doc, err := s.Load(sum.ID)
+			var doc *Document
+			if may {
+				doc, err = s.Load(batch[i].ID)
 				if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
 					continue // moved away or damaged since the listing
 				}
 				if err != nil {
-					return nil, fmt.Errorf("search: %w", err)
+					return fmt.Errorf("search: %w", err)
 				}
-				hits = s.searchSession(hits, doc, m)
 			}
-			if len(hits) >= limit {
-				return hits[:limit], nil
+			if !visit(batch[i], doc) {
+				return nil
 			}
 		}
 	}
-	return hits, nil
+	return nil
 }
 
 // searchBatch is how many sessions the prefilter looks at before the hits
@@ -223,35 +250,110 @@ func (s *Store) searchOrder() ([]Summary, error) {
 	return out, nil
 }
 
-// searchSession appends doc's hits: title, scratchpad, messages newest
-// first, then the sidecars, which are older than any message.
-func (s *Store) searchSession(hits []Hit, doc *Document, m *matcher) []Hit {
-	add := func(kind, text string, thread int, msg string) {
-		if ex, ok := m.match(text); ok {
-			hits = append(hits, Hit{
-				Session: doc.ID, Title: doc.Title, Thread: thread, Message: msg, Kind: kind, Excerpt: ex,
-			})
+// place is where every word of a query is in a session, before it becomes
+// a Hit: cutting an excerpt (and reading a message's Markdown for it) is
+// left for the hits that are shown.
+type place struct {
+	session, title string
+	kind           string
+	thread         int
+	msg            *Message // a message hit's message
+	text           string   // what was searched
+}
+
+// places lists where the words of m are in the session: title,
+// scratchpad, messages newest first, then the sidecars, which are older
+// than any message. With no document (the prefilter ruled it out) only
+// the sidecars are searched.
+func (s *Store) places(sum Summary, doc *Document, m *matcher) []place {
+	var out []place
+	if doc != nil {
+		out = docPlaces(doc, m)
+		sum.Title = doc.Title
+	}
+	for _, kind := range []string{SidecarReadline, SidecarConsole} {
+		if text := s.sidecarTail(sum.ID, kind); m.holds(text) {
+			out = append(out, place{session: sum.ID, title: sum.Title, kind: kind, text: text})
 		}
 	}
-	add(HitTitle, doc.Title, 0, "")
-	add(HitScratchpad, doc.Scratchpad, 0, "")
+	return out
+}
+
+// docPlaces lists where the words of m are in doc's title, scratchpad and
+// messages.
+func docPlaces(doc *Document, m *matcher) []place {
+	var out []place
+	add := func(kind, text string, thread int, msg *Message) {
+		if m.holds(text) {
+			out = append(out, place{session: doc.ID, title: doc.Title, kind: kind, thread: thread, msg: msg, text: text})
+		}
+	}
+	add(HitTitle, doc.Title, 0, nil)
+	add(HitScratchpad, doc.Scratchpad, 0, nil)
 	for ti := len(doc.Threads) - 1; ti >= 0; ti-- {
 		msgs := doc.Threads[ti].Messages
 		for mi := len(msgs) - 1; mi >= 0; mi-- {
-			add(HitMessage, messageText(msgs[mi]), ti, msgs[mi].ID)
+			add(HitMessage, messageText(msgs[mi]), ti, &msgs[mi])
 		}
 	}
-	return s.searchSidecars(hits, doc.ID, doc.Title, m)
+	return out
 }
 
-// searchSidecars appends the hits in the tails of session id's sidecars.
-func (s *Store) searchSidecars(hits []Hit, id, title string, m *matcher) []Hit {
-	for _, kind := range []string{SidecarReadline, SidecarConsole} {
-		if ex, ok := m.match(s.sidecarTail(id, kind)); ok {
-			hits = append(hits, Hit{Session: id, Title: title, Kind: kind, Excerpt: ex})
+// hit is p as a Hit, its excerpt cut around the earliest word in the text
+// as a reader sees it (shownText).
+func (p place) hit(m *matcher) Hit {
+	h := Hit{Session: p.session, Title: p.title, Thread: p.thread, Kind: p.kind}
+	text := p.text
+	if p.msg != nil {
+		h.Message, h.From, h.At = p.msg.ID, from(*p.msg), p.msg.At
+		text = shownText(*p.msg)
+	}
+	at, _ := m.first(text) // a word only in markup (a link's target): the text's start
+	h.Excerpt = excerpt(text, at)
+	return h
+}
+
+// from says who wrote msg, as the page labels it (web MessageView.Label).
+func from(msg Message) string {
+	switch {
+	case msg.Role == "assistant":
+		return FromAgent
+	case msg.Human:
+		return FromPerson
+	case onlyResults(msg):
+		return FromTool
+	}
+	return FromMyco
+}
+
+func onlyResults(msg Message) bool {
+	for _, b := range msg.Content {
+		if b.Type != BlockToolResult {
+			return false
 		}
 	}
-	return hits
+	return len(msg.Content) > 0
+}
+
+// shownText is messageText as the page shows it: an answer's text blocks,
+// which the page renders as Markdown, without their markup (mdtext.Plain);
+// a person's words are shown as typed, and tool inputs and outputs are not
+// Markdown.
+func shownText(msg Message) string {
+	if msg.Role != "assistant" {
+		return messageText(msg)
+	}
+	var parts []string
+	for _, b := range msg.Content {
+		switch b.Type {
+		case BlockText:
+			parts = append(parts, mdtext.Plain(b.Text))
+		case BlockToolUse:
+			parts = append(parts, b.Name)
+			parts = appendStrings(parts, b.Input)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // messageText is the searchable text of a message: text blocks, the string
@@ -533,22 +635,28 @@ func (m *matcher) escapesMayHide(raw []byte) bool {
 	}
 }
 
-// match reports whether text holds every word, with a one-line excerpt
-// around the earliest of them.
-func (m *matcher) match(text string) (string, bool) {
+// holds reports whether text holds every word.
+func (m *matcher) holds(text string) bool {
+	_, ok := m.first(text)
+	return ok
+}
+
+// first is the byte offset of the earliest word in text, if text holds
+// every word.
+func (m *matcher) first(text string) (int, bool) {
 	if text == "" {
-		return "", false
+		return 0, false
 	}
 	lower := lowerSameLen(text)
 	first := len(text)
 	for _, w := range m.words {
 		i := strings.Index(lower, string(w))
 		if i < 0 {
-			return "", false
+			return 0, false
 		}
 		first = min(first, i)
 	}
-	return excerpt(text, first), true
+	return first, true
 }
 
 // lowerSameLen lowercases s rune by rune, keeping any rune whose lower case

@@ -195,7 +195,7 @@ func TestSearchHitFields(t *testing.T) {
 	}
 	want := []session.Hit{{
 		Session: f.mid, Title: "Fix the flaky test", Thread: 0, Message: "m3",
-		Kind: session.HitMessage, Excerpt: "--- FAIL: TestLock (0.01s) lock held by pid 4242",
+		Kind: session.HitMessage, From: session.FromTool, Excerpt: "--- FAIL: TestLock (0.01s) lock held by pid 4242",
 	}}
 	if diff := cmp.Diff(want, hits); diff != "" {
 		t.Errorf("hits (-want +got):\n%s", diff)
