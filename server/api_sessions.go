@@ -364,19 +364,20 @@ func decodeJSON(c echo.Context, v any) error {
 	return nil
 }
 
-// search finds text across the profile: messages, scratchpads, titles and
-// historical transcripts, newest sessions first.
+// search finds text across the profile: messages, scratchpads and
+// historical transcripts, by session, newest sessions first; with
+// session=ID in that session alone.
 func (s *Server) search(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
 	if q == "" {
 		return fmt.Errorf("%w: give a query: ?q=words", errBadInput)
 	}
-	hits, err := s.opts.Sessions.Search(q, session.DefaultSearchLimit)
+	groups, err := s.opts.Sessions.SearchGroups(q, session.GroupOptions{Session: c.QueryParam("session")})
 	if err != nil {
 		return err
 	}
-	if hits == nil {
-		hits = []session.Hit{}
+	if groups == nil {
+		groups = []session.Group{}
 	}
-	return c.JSON(http.StatusOK, hits)
+	return c.JSON(http.StatusOK, groups)
 }

@@ -74,15 +74,23 @@ func (s *Server) sessionRowsPartial(c echo.Context) error {
 }
 
 // searchPartial is what the search box finds in the text of sessions,
-// below the rows that match by title, model or ID. An empty query finds
-// nothing, and renders nothing.
+// below the rows that match by title, model or ID: the hits by session.
+// With session=ID it is that session's group alone, with every hit: what
+// "N more in this session" swaps in. An empty query finds nothing, and
+// renders nothing.
 func (s *Server) searchPartial(c echo.Context) error {
-	q := c.QueryParam("q")
-	hits, err := s.opts.Sessions.Search(q, session.DefaultSearchLimit)
+	q, id := c.QueryParam("q"), c.QueryParam("session")
+	groups, err := s.opts.Sessions.SearchGroups(q, session.GroupOptions{Session: id})
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, web.SearchHits(web.SearchView{Query: q, Hits: hits}))
+	if id == "" {
+		return render(c, http.StatusOK, web.SearchHits(web.NewSearchView(q, groups)))
+	}
+	if len(groups) == 0 {
+		return c.NoContent(http.StatusOK)
+	}
+	return render(c, http.StatusOK, web.SearchGroup(web.NewHitGroupView(q, groups[0], true)))
 }
 
 // homeView lists one page of sessions. Listing is cached per file, so the

@@ -532,14 +532,50 @@ func TestSearchAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.create("Other")
-	hits := decode[[]session.Hit](t, ts.do("GET", "/api/search?q=flaky+parser", nil))
-	if len(hits) != 1 || hits[0].Session != s.ID || hits[0].Kind != session.HitScratchpad {
-		t.Errorf("hits %+v", hits)
+	groups := decode[[]session.Group](t, ts.do("GET", "/api/search?q=flaky+parser", nil))
+	if len(groups) != 1 || groups[0].Session != s.ID || groups[0].Total != 1 || groups[0].Hits[0].Kind != session.HitScratchpad {
+		t.Errorf("groups %+v", groups)
 	}
-	if hits := decode[[]session.Hit](t, ts.do("GET", "/api/search?q=nowhere", nil)); len(hits) != 0 {
-		t.Errorf("hits for nothing: %+v", hits)
+	one := decode[[]session.Group](t, ts.do("GET", "/api/search?q=flaky&session="+s.ID, nil))
+	if len(one) != 1 || one[0].Session != s.ID {
+		t.Errorf("one session's group: %+v", one)
+	}
+	if groups := decode[[]session.Group](t, ts.do("GET", "/api/search?q=nowhere", nil)); groups == nil || len(groups) != 0 {
+		t.Errorf("groups for nothing: %+v", groups)
 	}
 	wantStatus(t, ts.do("GET", "/api/search?q=", nil), 400)
+	wantStatus(t, ts.do("GET", "/api/search?q=flaky&session=0193c7b2-0000-7000-8000-00000000dead", nil), 404)
+}
+
+// TestSearchPartialMore: "N more in this session" fetches that session's
+// group with every hit; the list shows three.
+func TestSearchPartialMore(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.create("Flood")
+	if _, err := ts.sessions.Update(s.ID, func(d *session.Document) error {
+		for i := range 5 {
+			d.Threads[0].Messages = append(d.Threads[0].Messages, session.Message{
+				ID: fmt.Sprintf("m%d", i), Role: "user", Human: true,
+				Content: []session.Block{{Type: session.BlockText, Text: "zebra again"}},
+			})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(path string) (hits, more int) {
+		t.Helper()
+		resp := ts.do("GET", path, nil)
+		wantStatus(t, resp, 200)
+		body, _ := io.ReadAll(resp.Body)
+		return strings.Count(string(body), `data-testid="search-hit"`), strings.Count(string(body), "2 more in this session")
+	}
+	if hits, more := count("/partials/search?q=zebra"); hits != 3 || more != 1 {
+		t.Errorf("list: %d hits, %d mores; want 3 and one", hits, more)
+	}
+	if hits, more := count("/partials/search?q=zebra&session=" + s.ID); hits != 5 || more != 0 {
+		t.Errorf("one session: %d hits, %d mores; want 5 and none", hits, more)
+	}
 }
 
 func TestEventStreamHeartbeat(t *testing.T) {

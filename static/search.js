@@ -3,7 +3,9 @@
 // for the query (title, model and ID matches) replace the list's children,
 // then what the text search finds fills a box below them. Markup it acts
 // on: the input, the list (aria-busy while a fetch runs) and the hits box
-// (data-partial-url, /partials/search).
+// (data-partial-url, /partials/search), whose hits come by session: a
+// group's "N more in this session" button (data-url) swaps in the group
+// with every hit.
 
 import { fetchFragment } from './http.js';
 import { isAbort } from './dom.js';
@@ -76,7 +78,30 @@ export class Search {
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Escape' && input.value === '') input.blur();
     });
+    this.hits?.addEventListener('click', (e) => {
+      const more = e.target instanceof Element ? e.target.closest('button.hit-more[data-url]') : null;
+      if (more instanceof HTMLButtonElement) this.expand(more);
+    });
     return this;
+  }
+
+  // expand replaces a group of hits with the same group holding every hit,
+  // and moves focus to the first hit that was not shown, so a keyboard
+  // goes on where "N more" was.
+  async expand(button) {
+    const group = button.closest('.hit-group');
+    if (!group) return;
+    const shown = group.querySelectorAll('.hit').length;
+    button.disabled = true;
+    try {
+      const next = (await fetchFragment(new URL(button.dataset.url, location.href))).firstElementChild;
+      if (!next || !group.isConnected) return;
+      group.replaceWith(next);
+      /** @type {HTMLElement | null} */ (next.querySelectorAll('.hit a')[shown])?.focus();
+    } catch (err) {
+      button.disabled = false;
+      this.onError?.(`Could not show the other hits: ${err.message}`);
+    }
   }
 
   // run shows the rows for the query, then the text hits.
