@@ -74,3 +74,40 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchGroups is what the search box runs (SearchGroups) on the
+// profile of BenchmarkSearch: for a word no document holds (every
+// document looked at, as BenchmarkSearch), and for a word every message
+// holds ("cache": the scan stops at the 20th session, where the flat
+// Search, which the page ran before issue 20, stopped at its 50th hit, in
+// the first session). flat/common is that flat Search, for comparison.
+func BenchmarkSearchGroups(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "session")
+	writeSearchFixture(b, dir, 100<<20)
+	s := mustOpen(b, dir, session.Options{})
+	if _, err := s.Search("warmup", 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("100MB/rare", func(b *testing.B) {
+		for b.Loop() {
+			if groups, err := s.SearchGroups("Zanzibar", session.GroupOptions{}); err != nil || len(groups) != 0 {
+				b.Fatalf("groups = %d, %v; want none", len(groups), err)
+			}
+		}
+	})
+	b.Run("100MB/common", func(b *testing.B) {
+		for b.Loop() {
+			groups, err := s.SearchGroups("cache", session.GroupOptions{})
+			if err != nil || len(groups) != session.DefaultGroupSessions {
+				b.Fatalf("groups = %d, %v; want %d", len(groups), err, session.DefaultGroupSessions)
+			}
+		}
+	})
+	b.Run("100MB/flat-common", func(b *testing.B) {
+		for b.Loop() {
+			if hits, err := s.Search("cache", 0); err != nil || len(hits) != session.DefaultSearchLimit {
+				b.Fatalf("hits = %d, %v", len(hits), err)
+			}
+		}
+	})
+}

@@ -27,20 +27,27 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
     await page.goto(myco.link('/'));
     await page.locator('input[type="search"]').first().fill('quagga');
 
+    // The session with one hit is shown below the flood.
+    const hits = page.getByTestId('text-hits');
+    await expect(hits.locator('.hit').first()).toBeVisible();
+    const realTitle = hits.getByText('The real one');
+    await expect(realTitle).toHaveCount(1);
+    await realTitle.scrollIntoViewIfNeeded();
+    await expect(realTitle).toBeVisible();
+
+    // Plain text, not Markdown.
+    for (const ex of await hits.locator('.hit-excerpt').allTextContents()) {
+      expect(ex).not.toContain('**');
+      expect(ex).not.toContain('#');
+      expect(ex).not.toContain('`');
+    }
+
+    // One group per session, three hits of the flood shown.
     const groups = page.getByTestId('search-group');
     await expect(groups).toHaveCount(2);
     const flood = groups.filter({ hasText: 'Flood' });
     const one = groups.filter({ hasText: 'The real one' });
     await expect(flood.getByTestId('search-hit')).toHaveCount(3);
-    await one.scrollIntoViewIfNeeded();
-    await expect(one).toBeVisible();
-
-    // Plain text, not Markdown, and the marked word.
-    for (const ex of await page.locator('.text-hits .hit-excerpt').allTextContents()) {
-      expect(ex).not.toContain('**');
-      expect(ex).not.toContain('#');
-      expect(ex).not.toContain('`');
-    }
     const hit = one.getByTestId('search-hit');
     await expect(hit).toHaveCount(1);
     await expect(hit.getByTestId('hit-excerpt')).toContainText('Habitat The quagga lived in the Karoo, see notes.');
