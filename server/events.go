@@ -96,7 +96,8 @@ type publisher struct {
 	lastID  int64 // the id of the last event published
 	barrier int64 // no delta merges into an event with an id up to this
 	queue   []queued
-	partial *partial // the streaming message as of lastID
+	partial *partial       // the streaming message as of lastID
+	running []*runningTool // the calls and !commands running as of lastID (events_running.go)
 	subs    map[*subscriber]struct{}
 	wake    chan struct{}
 	closing chan struct{}
@@ -106,9 +107,10 @@ type publisher struct {
 // that falls a whole buffer behind is dropped, and its tab reconnects and
 // gets a snapshot.
 type subscriber struct {
-	after  int64 // its snapshot's sequence number
-	frames chan frame
-	gone   chan struct{} // closed when dropped or unsubscribed
+	after   int64               // its snapshot's sequence number
+	running []event.RunningTool // what ran as of after, for its snapshot
+	frames  chan frame
+	gone    chan struct{} // closed when dropped or unsubscribed
 }
 
 // frame is one event with its id, encoded once for every tab.
@@ -157,6 +159,7 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.mu.Lock()
 	p.lastID++
 	p.track(ev)
+	p.trackRunning(ev)
 	if n := len(p.queue); n > 0 && p.queue[n-1].id > p.barrier {
 		if merged, ok := mergeDeltas(p.queue[n-1].ev, ev); ok {
 			p.queue[n-1] = queued{id: p.lastID, ev: merged}
@@ -234,12 +237,16 @@ func (p *publisher) track(ev event.Event) {
 }
 
 // subscribe registers a tab and returns, in the same step, the id of the
-// last event published and the streaming message as of that event: the
-// tab gets every later event and none before.
+// last event published and the streaming message as of that event (and
+// keeps in the subscriber the calls running then): the tab gets every
+// later event and none before.
 func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := &subscriber{after: p.lastID, frames: make(chan frame, subscriberBuffer), gone: make(chan struct{})}
+	s := &subscriber{
+		after: p.lastID, running: p.runningNow(time.Now()),
+		frames: make(chan frame, subscriberBuffer), gone: make(chan struct{}),
+	}
 	p.subs[s] = struct{}{}
 	p.barrier = p.lastID // a delta already in the snapshot is never sent again
 	var part *event.Partial

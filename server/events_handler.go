@@ -103,22 +103,23 @@ type tab struct {
 
 // serve streams session id to one tab, starting with its snapshot.
 func (h *Hub) serve(w http.ResponseWriter, r *http.Request, id string) error {
-	return h.serveTab(w, r, id, func(seq int64, partial *event.Partial) (event.Event, error) {
+	return h.serveTab(w, r, id, func(seq int64, partial *event.Partial, running []event.RunningTool) (event.Event, error) {
 		snap, err := h.snapshot(id)
 		if err != nil {
 			return nil, err
 		}
-		// The hub's partial is the one that matches seq: the live session's
-		// may already hold deltas the tab is about to get as events.
-		snap.Seq, snap.Partial = seq, partial
+		// The hub's partial and running output are those that match seq:
+		// the live session's may already hold deltas and output the tab is
+		// about to get as events.
+		snap.Seq, snap.Partial, snap.Running = seq, partial, running
 		return snap, nil
 	})
 }
 
 // firstEvent makes the event a tab's stream starts with, knowing the id
-// of the last event published before the tab subscribed and the message
-// streaming as of that event.
-type firstEvent func(seq int64, partial *event.Partial) (event.Event, error)
+// of the last event published before the tab subscribed, and the message
+// streaming and the calls running as of that event.
+type firstEvent func(seq int64, partial *event.Partial, running []event.RunningTool) (event.Event, error)
 
 // serveTab streams the hub's stream id to one tab through r3labs, first
 // the event first makes, then every event published after it. The tab
@@ -132,7 +133,7 @@ type firstEvent func(seq int64, partial *event.Partial) (event.Event, error)
 func (h *Hub) serveTab(w http.ResponseWriter, r *http.Request, id string, first firstEvent) error {
 	p := h.stream(id)
 	sub, seq, partial := p.subscribe()
-	ev, err := first(seq, partial)
+	ev, err := first(seq, partial, sub.running)
 	if err != nil {
 		p.unsubscribe(sub)
 		return err

@@ -218,7 +218,7 @@ func diffListing(prev, now map[string]listed) []event.Event {
 // sessions.snapshot (what the tab shows may be stale: it refetches), then
 // every change. The auth, Host and Origin checks are those of every route.
 func (s *Server) profileEvents(c echo.Context) error {
-	return s.events.serveTab(c.Response(), c.Request(), profileStream, func(int64, *event.Partial) (event.Event, error) {
+	return s.events.serveTab(c.Response(), c.Request(), profileStream, func(int64, *event.Partial, []event.RunningTool) (event.Event, error) {
 		return event.SessionsSnapshot{}, nil
 	})
 }

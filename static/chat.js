@@ -42,7 +42,7 @@ import {
   resync,
   settle,
 } from './conversation.js';
-import { onToolEnd, onToolOutput, onToolStart } from './tools.js';
+import { onToolEnd, onToolOutput, onToolStart, syncRunning } from './tools.js';
 import { addApproval, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
@@ -87,9 +87,12 @@ async function onSnapshot(d) {
     applyPartial(d.partial);
     showPartialThinking(d.partial);
   } else if (!busy) settle();
+  syncNotes(Array.isArray(d.notes) ? d.notes : []);
+  // After the notes (a !command's card is its note's), before the
+  // approvals (a call waiting for one is running, and says it waits).
+  syncRunning(Array.isArray(d.running) ? d.running : []);
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
   onQueue(d.queued);
-  syncNotes(Array.isArray(d.notes) ? d.notes : []);
   if (d.goal) onGoal(d.goal);
   if (d.mode) setMode(d.mode);
   if (d.plan_ready) onPlanReady(d.plan_ready);

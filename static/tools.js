@@ -54,11 +54,17 @@ const liveOutput = new Map(); // tool_use_id → the output's tail so far
 
 export function onToolOutput(d) {
   if (!d?.tool_use_id || typeof d.text !== 'string') return;
-  const call = toolEl(d.tool_use_id);
+  showOutput(d.tool_use_id, (liveOutput.get(d.tool_use_id) || '') + d.text);
+}
+
+// showOutput makes text the output shown so far in the card of call id.
+function showOutput(id, text) {
+  const call = toolEl(id);
   if (!call || call.querySelector('[data-testid="tool-result"]')) return;
-  const text = ((liveOutput.get(d.tool_use_id) || '') + d.text).slice(-liveTail);
-  liveOutput.set(d.tool_use_id, text);
+  text = text.slice(-liveTail);
+  liveOutput.set(id, text);
   let live = call.querySelector('[data-testid="tool-live"]');
+  if (!live && !text) return; // nothing printed yet, as a live card shows it
   if (!live) {
     live = el('pre', 'tool-live');
     live.setAttribute('data-testid', 'tool-live');
@@ -91,8 +97,9 @@ function tickElapsed() {
   }
 }
 
-function startElapsed(call) {
-  call.dataset.started = String(Date.now());
+// startElapsed starts the card's clock, ms ago by the server's count.
+function startElapsed(call, ms = 0) {
+  call.dataset.started = String(Date.now() - ms);
   if (!elapsedTimer) elapsedTimer = setInterval(tickElapsed, 1000);
 }
 
@@ -101,6 +108,38 @@ function endLive(call, id) {
   call.querySelector('[data-testid="tool-live"]')?.remove();
   call.querySelector('[data-testid="tool-elapsed"]')?.remove();
   delete call.dataset.started;
+}
+
+// --- A tab that (re)connects mid-command ----------------------------------------
+
+/**
+ * syncRunning brings the cards up to a snapshot's running calls and
+ * !commands: each running, its clock at the time the server has counted
+ * and its output so far (the server's tail, which replaces what this tab
+ * had: the events after the snapshot add to it); a call no longer running
+ * stops being shown as running.
+ * @param {{tool_use_id?: string, message?: string, html?: string, elapsed_ms?: number, output?: string}[]} list
+ */
+export function syncRunning(list) {
+  const running = new Set(list.map((r) => String(r?.tool_use_id ?? '')));
+  for (const call of /** @type {NodeListOf<HTMLElement>} */ (box()?.querySelectorAll('[data-testid="tool-call"][data-started]') || [])) {
+    const id = call.dataset.toolUseId || '';
+    if (!running.has(id)) {
+      endLive(call, id);
+      setToolState(call, '');
+    }
+  }
+  for (const r of list) {
+    if (!r?.tool_use_id) continue;
+    // A call (a !command has neither: its card is its note's, untimed).
+    if (r.message || r.html) {
+      onToolStart(r); // its card put in if missing, marked running
+      const call = toolEl(r.tool_use_id);
+      if (call instanceof HTMLElement && call.hasAttribute('data-running')) startElapsed(call, Math.max(0, Number(r.elapsed_ms) || 0));
+    }
+    showOutput(r.tool_use_id, typeof r.output === 'string' ? r.output : '');
+  }
+  if (list.length) tickElapsed();
 }
 
 export function onToolEnd(d) {

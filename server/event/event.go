@@ -74,7 +74,35 @@ type Snapshot struct {
 	// PlanReady is the "Build this plan?" card still offered: the last
 	// turn ended in plan mode with its plan, and nothing came since.
 	PlanReady *PlanReady `json:"plan_ready,omitempty"`
+	// Running are the calls and the person's !commands running as of
+	// Seq, filled by the hub, each with the tail of its output so far.
+	Running []RunningTool `json:"running,omitempty"`
 }
+
+// RunningTool is a tool call or a person's !command still running when a
+// snapshot is taken: enough for a tab that connects mid-command to show
+// it as the tabs that saw it start do, its output so far and the time it
+// has run by the server's clock.
+type RunningTool struct {
+	ToolUseID string `json:"tool_use_id"`
+	// Message, Tool and HTML are those of its tool.start (the answer that
+	// called it, the tool, its card); all three empty for a !command,
+	// whose card a note brings.
+	Message   string    `json:"message,omitempty"`
+	Tool      string    `json:"name,omitempty"`
+	HTML      string    `json:"html,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	// ElapsedMS is how long it has run when the snapshot was taken: a tab
+	// counts on from it with its own clock, whatever that clock says.
+	ElapsedMS int64 `json:"elapsed_ms"`
+	// Output is what tool.output carried until Seq, its last
+	// RunningOutputTail bytes (cut at a character).
+	Output string `json:"output"`
+}
+
+// RunningOutputTail bounds the output a snapshot carries per running
+// command: the tail a tool card shows (4,000 characters) fits in it.
+const RunningOutputTail = 16 << 10
 
 // Partial is the answer streaming now: its whole text, and the blocks of
 // it rendered so far (the HTML of every MessageBlocks event until now),
