@@ -55,15 +55,23 @@ func (s *Server) postMessage(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"turn": turn})
 }
 
+// stopTurn stops everything the session does: 200 {unqueued}, the
+// messages taken out of the queue in the order they were sent, for the
+// tab that asked to put back in its composer.
 func (s *Server) stopTurn(c echo.Context) error {
 	ls, ok := s.live.Get(c.Param("id"))
 	if !ok {
 		return live.ErrNoTurn
 	}
-	if err := ls.Stop(); err != nil {
+	unqueued, err := ls.Stop()
+	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, ls.Header())
+	return c.JSON(http.StatusOK, stopResponse{Unqueued: unqueued})
+}
+
+type stopResponse struct {
+	Unqueued []event.Queued `json:"unqueued"`
 }
 
 func (s *Server) retryTurn(c echo.Context) error {

@@ -16,6 +16,7 @@ import { el, fragment } from './dom.js';
 import { forkAndOpen } from './lineage.js';
 import { keepBottom } from './scroll.js';
 import { stopTurn } from './status.js';
+import { putBack } from './stop.js';
 import { initPalette } from './palette.js';
 import { steerActions } from './steer.js';
 import { goalCommand } from './goal.js';
@@ -75,11 +76,15 @@ export async function runCommand({ name, arg }, { fromPalette = false } = {}) {
   const typed = input.value;
   setSending(true);
   try {
-    if ((await run(arg)) !== false && !fromPalette) {
+    const done = await run(arg);
+    if (done !== false && !fromPalette) {
       clearComposer(typed);
       hideCommands();
       restoreStash();
     }
+    // A command may have more to do once the composer is cleared of it
+    // (/stop puts the queue back in).
+    if (typeof done === 'function') done();
   } catch (err) {
     if (err instanceof APIError && err.status === 409 && err.data.pid) showError(lockedText(err.data), err.data.url);
     else showError(`/${name} failed: ${err.message}`);
@@ -162,7 +167,10 @@ async function listModels() {
 }
 
 const commandActions = {
-  stop: () => stopTurn(),
+  stop: async () => {
+    const unqueued = await stopTurn();
+    return () => putBack(unqueued);
+  },
   retry: async () => {
     await api('POST', urls.retry);
   },

@@ -1,6 +1,7 @@
 // Sending from the composer of a session page: Enter or the button sends
 // the message and its images (queued while a turn runs), Esc and the Stop
-// button stop the turn, the retry button of a failed answer asks again,
+// button stop the turn and the queue (stop.js), the retry button of a
+// failed answer asks again,
 // and the draft comes back after a reload. The composer's state is
 // composer.js's; images attachments.js's; slash commands commands.js's.
 //
@@ -11,7 +12,8 @@ import { APIError, api } from './http.js';
 import { showError } from './alerts.js';
 import { isTyping } from './dom.js';
 import { followBottom } from './scroll.js';
-import { stopTurn, turnRunning } from './status.js';
+import { turnRunning } from './status.js';
+import { stopAll } from './stop.js';
 import { queuedAnswer } from './queued.js';
 import { addUploaded, initImages } from './attachments.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
@@ -128,7 +130,7 @@ function onEscape(e) {
   }
   if (!turnRunning() || (isTyping(e.target) && e.target !== input)) return;
   e.preventDefault();
-  stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
+  stopAll();
 }
 
 // --- Wiring -------------------------------------------------------------------
@@ -158,9 +160,7 @@ export function initComposer(root) {
   input.addEventListener('blur', hideCommands);
   initImages(root);
 
-  root.querySelector('[data-stop]').addEventListener('click', () => {
-    stopTurn().catch((err) => showError(`Could not stop the turn: ${err.message}`));
-  });
+  root.querySelector('[data-stop]').addEventListener('click', stopAll);
   document.addEventListener('keydown', onEscape);
 }
 

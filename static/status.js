@@ -71,8 +71,11 @@ export function onTurnStart() {
   if (chip && restingStatuses.has(chip.dataset.status)) setStatus('thinking');
 }
 
-// stopTurn asks the server to stop the running turn; the chip says
-// "Stopping…" meanwhile, and what it said before if the request fails.
+// stopTurn asks the server to stop the running turn and the queue; the
+// chip says "Stopping…" meanwhile, and what it said before if the request
+// fails. It resolves to what was taken out of the queue, in the order it
+// was sent (the composer puts it back: composer.js putBack).
+/** @returns {Promise<{text?: unknown, images?: unknown}[]>} */
 export async function stopTurn() {
   const chip = statusChip();
   const was = chip && [chip.dataset.status, chip.textContent];
@@ -81,7 +84,8 @@ export async function stopTurn() {
     chip.textContent = statusLabels.stopping;
   }
   try {
-    await api('POST', urls.stop);
+    const res = await api('POST', urls.stop);
+    return Array.isArray(res?.unqueued) ? res.unqueued : [];
   } catch (err) {
     if (chip && chip.dataset.status === 'stopping') [chip.dataset.status, chip.textContent] = was;
     throw err;

@@ -396,24 +396,63 @@ func (s *Session) appendMessage(m session.Message, dequeue ...string) error {
 // Stop ends the running turn at once: the model stream is cancelled and
 // running commands are killed (the person's !commands too, which run
 // outside any turn); the turn keeps what it had, marked interrupted.
-// Queued messages stay queued.
-func (s *Session) Stop() error {
+// Stop stops everything: what waits in the queue (steers too) leaves it,
+// and is returned, in the order it was sent, for the person to send again
+// or drop; no turn starts for it.
+func (s *Session) Stop() ([]event.Queued, error) {
+	return s.stop(true)
+}
+
+// stop is Stop; unqueue says whether the queue is taken out too (closing
+// keeps it: close saves it as the person's messages).
+func (s *Session) stop(unqueue bool) ([]event.Queued, error) {
 	killed := s.commands.stopAll()
 	s.mu.Lock()
 	slot := s.slot
 	if slot == nil {
 		s.mu.Unlock()
 		if killed {
-			return nil
+			return []event.Queued{}, nil
 		}
-		return ErrNoTurn
+		return nil, ErrNoTurn
 	}
 	s.status, s.detail = StatusStopping, ""
 	s.mu.Unlock()
 	s.publish(event.Status{Status: StatusStopping})
+	// Out of the queue before the turn ends: when it is released it finds
+	// nothing to start.
+	var taken []event.Queued
+	if unqueue {
+		taken = s.takeQueue()
+	}
 	slot.cancel()
 	<-slot.done
-	return nil
+	return taken, nil
+}
+
+// takeQueue empties the queue, durably, and tells the tabs; it returns
+// what was in it in the order it was sent (steers are listed first, as
+// they go in sooner). A steer being taken in at the same moment is in the
+// conversation, not here: queueMu orders the two.
+func (s *Session) takeQueue() []event.Queued {
+	s.queueMu.Lock()
+	var taken []Queued
+	_, err := s.w.Update(func(d *session.Document) error {
+		taken = slices.Clone(d.Queued)
+		d.Queued = nil
+		return nil
+	})
+	s.queueMu.Unlock()
+	if err != nil {
+		// It stays queued, and runs after the stopped turn as before.
+		s.m.log.Warn("queue not taken out on stop", "session", s.id, "err", err)
+		return []event.Queued{}
+	}
+	if len(taken) > 0 {
+		s.publishQueue()
+	}
+	slices.SortStableFunc(taken, func(a, b Queued) int { return a.At.Compare(b.At) })
+	return queuedEvents(taken)
 }
 
 // Retry runs the person's last message again as a new turn, without
@@ -538,7 +577,7 @@ func (s *Session) close() {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.Stop()
+	s.stop(false)
 	// The stopped turn's snapshots finish before the session counts as
 	// closed: a delete that follows must find nothing still being written.
 	s.snapping.Wait()

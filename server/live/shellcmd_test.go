@@ -14,7 +14,7 @@ import (
 func TestStopKillsARunningCommand(t *testing.T) {
 	e := newFileEnv(t)
 	s := e.newSession(t)
-	if err := s.Stop(); !errors.Is(err, ErrNoTurn) {
+	if _, err := s.Stop(); !errors.Is(err, ErrNoTurn) {
 		t.Fatalf("Stop with nothing running = %v, want ErrNoTurn", err)
 	}
 	id, err := s.RunCommand("echo started; while :; do sleep 0.05; done")
@@ -31,7 +31,7 @@ func TestStopKillsARunningCommand(t *testing.T) {
 	if notes := s.Snapshot().Notes; len(notes) != 1 || notes[0].ID != id || notes[0].Exit != nil || notes[0].Command == "" {
 		t.Fatalf("snapshot notes while running: %+v", notes)
 	}
-	if err := s.Stop(); err != nil {
+	if _, err := s.Stop(); err != nil {
 		t.Fatalf("Stop during a command = %v", err)
 	}
 	for {
@@ -43,7 +43,7 @@ func TestStopKillsARunningCommand(t *testing.T) {
 			break
 		}
 	}
-	if err := s.Stop(); !errors.Is(err, ErrNoTurn) {
+	if _, err := s.Stop(); !errors.Is(err, ErrNoTurn) {
 		t.Errorf("Stop after the command ended = %v, want ErrNoTurn", err)
 	}
 	// Then its outcome, waiting for the next message.

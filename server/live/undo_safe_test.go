@@ -188,7 +188,7 @@ func TestUndoPlanDuringATurnAnswersAtOnce(t *testing.T) {
 			t.Errorf("plan (redo %v) during a turn: %v, want ErrTurnRunning", redo, err)
 		}
 	}
-	if err := s.Stop(); err != nil {
+	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	e.events.next(t, "turn.end")
