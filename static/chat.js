@@ -60,12 +60,11 @@ function endTurn() {
   setStatus('idle');
 }
 
-// onQueue shows the queue (the queued event, a snapshot's) and lets a
-// steer's hint go once the steer has gone in.
-function onQueue(queued) {
-  const list = Array.isArray(queued) ? queued : [];
-  renderQueued(list);
-  onSteerQueue(list);
+// onQueue shows the queue (the queued event, a snapshot's), as the server
+// renders it, and lets a steer's hint go once the steer has gone in.
+function onQueue(queued, html) {
+  renderQueued(html);
+  onSteerQueue(Array.isArray(queued) ? queued : []);
 }
 
 // --- Snapshot -----------------------------------------------------------------
@@ -92,7 +91,7 @@ async function onSnapshot(d) {
   // approvals (a call waiting for one is running, and says it waits).
   syncRunning(Array.isArray(d.running) ? d.running : []);
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
-  onQueue(d.queued);
+  onQueue(d.queued, d.queued_html ?? '');
   if (d.goal) onGoal(d.goal);
   if (d.mode) setMode(d.mode);
   if (d.plan_ready) onPlanReady(d.plan_ready);
@@ -130,7 +129,7 @@ const handlers = {
     endTurn();
     onTurnError(d);
   },
-  [EV.queued]: (d) => onQueue(d?.queued),
+  [EV.queued]: (d) => onQueue(d?.queued, d?.html),
   [EV.btwStart]: onBtwStart,
   [EV.btwDelta]: onBtwDelta,
   [EV.btwEnd]: onBtwEnd,

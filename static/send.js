@@ -14,7 +14,7 @@ import { isTyping } from './dom.js';
 import { followBottom } from './scroll.js';
 import { turnRunning } from './status.js';
 import { stopAll } from './stop.js';
-import { queuedAnswer } from './queued.js';
+import { initQueued } from './queued.js';
 import { addUploaded, initImages } from './attachments.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
 import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
@@ -54,8 +54,8 @@ async function sendMessage(raw, text) {
     } catch (err) {
       // A turn is running: the message waits for it rather than being lost.
       if (!(err instanceof APIError) || err.status !== 409 || err.data.pid) throw err;
-      const res = await api('POST', urls.messages, { ...msg, queue: true });
-      queuedAnswer(res, text);
+      // The queued event lists it (queued.js).
+      await api('POST', urls.messages, { ...msg, queue: true });
       note('Queued: it is sent when the running turn ends.');
     }
     clearSent(raw, sent);
@@ -143,6 +143,7 @@ export function initComposer(root) {
     queueMicrotask(submit);
   });
   initCommands(root);
+  initQueued();
   restoreDraft();
   autosize();
 

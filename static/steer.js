@@ -14,7 +14,6 @@ import { button, el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box } from './thread.js';
 import { note, noteAbout, urls } from './composer.js';
-import { queuedAnswer } from './queued.js';
 import { usageFigures } from './usage.js';
 
 // --- Commands -------------------------------------------------------------------
@@ -23,20 +22,15 @@ import { usageFigures } from './usage.js';
 export const steerActions = {
   steer: async (arg) => {
     if (!arg) throw new Error('say how to steer: /steer use the smaller fixture');
+    // The queued event lists it (queued.js).
     const res = await api('POST', `${urls.session}/steer`, { text: arg });
     if (res?.steer) hintSteer(String(res.steer));
-    else if (res?.queued) {
-      queuedAnswer(res, arg);
-      note('Queued: the turn was ending; it is sent when the turn is done.');
-    }
+    else if (res?.queued) note('Queued: the turn was ending; it is sent when the turn is done.');
   },
   queue: async (arg) => {
     if (!arg) throw new Error('give the message to queue: /queue then run the tests');
     const res = await api('POST', urls.messages, { text: arg, queue: true });
-    if (res?.queued) {
-      queuedAnswer(res, arg);
-      note('Queued: it is sent when the running turn ends.');
-    }
+    if (res?.queued) note('Queued: it is sent when the running turn ends.');
   },
   btw: async (arg) => {
     if (!arg) throw new Error('ask the side question: /btw what does that flag do?');

@@ -14,12 +14,14 @@ type ComposerView struct {
 	// Waiting are the notes waiting for the next message: the attachments
 	// among them are chips above the message box (note.templ).
 	Waiting []session.Note
+	// Queued is what waits for the running turn (queued.templ).
+	Queued []session.Queued
 }
 
 // Composer returns the composer of the session page; only a writable page
 // renders it.
 func (v SessionView) Composer() ComposerView {
-	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting}
+	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting, Queued: v.Queued}
 }
 
 // MessagesURL is where a message is posted.

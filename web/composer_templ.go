@@ -108,7 +108,11 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\">set one up in Settings</a></p><p class=\"provider-help-text\" data-provider-help-text hidden></p></div><div class=\"approvals\" data-approvals aria-label=\"Waiting for your approval\"></div><ol class=\"queued-list\" data-queued-list aria-label=\"Queued messages\" hidden></ol>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\">set one up in Settings</a></p><p class=\"provider-help-text\" data-provider-help-text hidden></p></div><div class=\"approvals\" data-approvals aria-label=\"Waiting for your approval\"></div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = QueuedList(v.Queued).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

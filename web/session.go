@@ -127,6 +127,9 @@ type SessionView struct {
 	// collapsed; Latest is the thread that takes new messages.
 	Earlier []ThreadView
 	Latest  ThreadView
+	// Queued is what waits in the queue for the running turn, listed
+	// above the composer.
+	Queued []session.Queued
 }
 
 // PanelView is what the side panel shows that can change while the page is
@@ -418,6 +421,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 	}
 	v.Earlier, v.Latest = threadViews(doc, opts.RecentLimit, opts.Price)
 	v.Latest.Waiting = doc.WaitingShown()
+	v.Queued = doc.Queued
 	v.Latest.Recent.AllowFork()
 	return v
 }

@@ -59,6 +59,7 @@ type Snapshot struct {
 	Partial      *Partial       `json:"partial,omitempty"` // filled by the hub: the text as of Seq
 	Approvals    []ToolApproval `json:"approvals"`
 	Queued       []Queued       `json:"queued"`
+	QueuedHTML   string         `json:"queued_html,omitempty"` // Queued as the page lists it
 	SessionUsage *Usage         `json:"session_usage,omitempty"`
 	Context      *Context       `json:"context,omitempty"`
 	LockedBy     *LockRef       `json:"locked_by,omitempty"`
@@ -156,9 +157,11 @@ type Title struct {
 	Title string `json:"title"`
 }
 
-// Queue is the list of queued messages after a change.
+// Queue is the list of queued messages after a change; HTML is its items
+// as the page lists them above the composer.
 type Queue struct {
 	Queued []Queued `json:"queued"`
+	HTML   string   `json:"html"`
 }
 
 // Context is what the tab's gauge shows: the context the last call used

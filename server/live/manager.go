@@ -74,6 +74,9 @@ type Options struct {
 	// RenderNote renders a waiting note's card (its chip, for an
 	// attachment), for the note event and a snapshot's notes.
 	RenderNote func(session.Note) (string, error)
+	// RenderQueue renders the queue's items as the page lists them, for
+	// the queued event and a snapshot; nil: they go without html.
+	RenderQueue func([]session.Queued) (string, error)
 	// RenderPlanReady renders the "Build this plan?" card, for plan.ready
 	// (plan.go); nil: the event goes without it.
 	RenderPlanReady func() (string, error)

@@ -171,6 +171,7 @@ func (s *Session) Snapshot() Snapshot {
 	s.w.View(func(d *session.Document) {
 		usage := usageOf(d.Usage())
 		snap.Title, snap.Model, snap.Queued, snap.SessionUsage = d.Title, d.Model, queuedEvents(d.Queued), &usage
+		snap.QueuedHTML = s.renderQueue(d.Queued)
 		if d.Goal != nil {
 			g := *d.Goal
 			goal = &g
@@ -339,7 +340,26 @@ func (s *Session) nextQueued() *Queued {
 
 // publishQueue tells the tabs what waits in the queue.
 func (s *Session) publishQueue() {
-	s.publish(event.Queue{Queued: s.queueView()})
+	var ev event.Queue
+	s.w.View(func(d *session.Document) {
+		ev = event.Queue{Queued: queuedEvents(d.Queued), HTML: s.renderQueue(d.Queued)}
+	})
+	s.publish(ev)
+}
+
+// renderQueue is the queue's items as the page lists them ("" without a
+// renderer, or when it fails: the tab then keeps its list).
+func (s *Session) renderQueue(q []Queued) string {
+	r := s.m.opts.RenderQueue
+	if r == nil {
+		return ""
+	}
+	html, err := r(q)
+	if err != nil {
+		s.m.log.Warn("render queue failed", "session", s.id, "err", err)
+		return ""
+	}
+	return html
 }
 
 // checkImages refuses a message naming a blob that is missing or corrupt,

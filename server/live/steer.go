@@ -147,14 +147,6 @@ func (s *Session) closeSteers() {
 	s.publishQueue()
 }
 
-// queueView is the queue as the tabs see it: the pending steers first (they
-// go in sooner), then the messages waiting for a turn of their own.
-func (s *Session) queueView() []event.Queued {
-	var q []event.Queued
-	s.w.View(func(d *session.Document) { q = queuedEvents(d.Queued) })
-	return q
-}
-
 // EditQueued changes the text of a message waiting in the queue. Once its
 // turn has started it is ErrQueuedGone: the edit and the start are
 // serialized by queueMu, and the start reads the text it sends under it.
