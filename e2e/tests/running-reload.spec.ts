@@ -22,6 +22,9 @@ async function expectRunning(page: Page, lines: number) {
 }
 
 test('a reload and a second tab mid-command show its output so far, running, with its time', async ({ page, browser, myco, fake }) => {
+  // Three page loads and a second browser context: on a loaded machine
+  // that alone nears the default minute.
+  test.setTimeout(120_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-running-'));
   myco.useModels(fake.url, { approvals: { bash: 'allow' } });
   const id = myco.writeSession({ title: 'Running', cwd: dir });

@@ -8,6 +8,7 @@ import { test, expect } from '../fixtures';
 const messages = (doc) => doc.threads.flatMap((t) => t.messages);
 
 test('Esc stops the answer and the queue, and puts what was queued back in the composer', async ({ page, browser, myco, fake }) => {
+  test.setTimeout(120_000); // two tabs and a reload, on a loaded machine
   myco.useModels(fake.url, {});
   const id = myco.writeSession({ title: 'Stop the queue' });
   await myco.start();
@@ -60,6 +61,7 @@ test('Esc stops the answer and the queue, and puts what was queued back in the c
 // The Stop button and /stop do the same: /stop's own text goes, the
 // queued message comes back.
 test('the Stop button and /stop put the queue back too', async ({ page, myco, fake }) => {
+  test.setTimeout(120_000); // two turns stopped, on a loaded machine
   myco.useModels(fake.url, {});
   const id = myco.writeSession({ title: 'Stop button' });
   await myco.start();
