@@ -1,4 +1,4 @@
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -262,5 +262,19 @@ export const test = base.extend<{ myco: Myco; fake: FakeLLM }>({
     f.stop();
   },
 });
+
+// openSession opens a session's page in page and waits until it follows
+// the session's events, when acting on it is safe.
+export async function openSession(page: Page, myco: Myco, id: string): Promise<void> {
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+}
+
+// send types text in the composer and sends it with Enter.
+export async function send(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
 
 export { expect };

@@ -259,7 +259,6 @@ export function hideCommands() {
   if (!list || list.hidden) return;
   list.hidden = true;
   listed = [];
-  input.setAttribute('aria-expanded', 'false');
   input.removeAttribute('aria-activedescendant');
 }
 
@@ -295,7 +294,6 @@ export function updateCommands() {
     }),
   );
   list.hidden = false;
-  input.setAttribute('aria-expanded', 'true');
   markActive();
 }
 

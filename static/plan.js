@@ -1,16 +1,20 @@
 // Plan mode in the tab: the PLAN badge and the toggle above the composer
 // (web/plan.templ), Alt+P in the message box, /plan and /build, and
 // the "Build this plan?" card that plan.ready brings once a turn in plan
-// mode ends.
+// mode ends. The card goes in the composer, above the message box, as the
+// approvals do: on a phone, in the page's flow it landed under the
+// composer pinned to the screen's foot.
 //
 //   [data-plan-controls][data-url][data-mode]
-//     [data-plan-badge] [data-plan-toggle] [data-plan-ready-slot]
-//   .plan-ready [data-plan-action="build-now|switch|keep"]
+//     [data-plan-badge] [data-plan-toggle]
+//   [data-composer] [data-plan-ready-slot]
+//     .plan-ready [data-plan-action="build-now|switch|keep"]
 
 import { api } from './http.js';
 import { fragment } from './dom.js';
 import { showError } from './alerts.js';
 import { input, note } from './composer.js';
+import { keepBottom } from './scroll.js';
 
 /** What "Build now" sends (live.BuildPlanText). */
 const buildText = 'Build the plan above.';
@@ -18,6 +22,11 @@ const buildText = 'Build the plan above.';
 /** @returns {HTMLElement | null} */
 function controls() {
   return document.querySelector('[data-plan-controls]');
+}
+
+/** @returns {Element | null} */
+function readySlot() {
+  return document.querySelector('[data-plan-ready-slot]');
 }
 
 /** @returns {string} */
@@ -46,14 +55,16 @@ export function onMode(d) {
 /** onPlanReady shows the "Build this plan?" card plan.ready carries.
  * @param {{html?: string} | null} d */
 export function onPlanReady(d) {
-  const slot = controls()?.querySelector('[data-plan-ready-slot]');
+  const slot = readySlot();
   if (!slot || typeof d?.html !== 'string' || currentMode() !== 'plan') return;
   slot.replaceChildren(fragment(d.html));
+  // The composer grew: the plan's end stays in view above it.
+  keepBottom();
 }
 
 /** clearPlanReady takes the card away (a new turn, build mode). */
 export function clearPlanReady() {
-  controls()?.querySelector('[data-plan-ready-slot]')?.replaceChildren();
+  readySlot()?.replaceChildren();
 }
 
 /**
