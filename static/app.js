@@ -38,6 +38,7 @@ import { followListing } from './listing.js';
 import { forkMessage } from './lineage.js';
 import { initSettings } from './settings.js';
 import { initHighlight } from './highlight.js';
+import { initMessageKeys } from './messagekeys.js';
 import './copy.js';
 
 const body = document.body;
@@ -387,6 +388,7 @@ initSearch();
 initSidebar(showError);
 initPanelDrawer();
 initThreads();
+initMessageKeys();
 openStream();
 initChat();
 initCompaction();
