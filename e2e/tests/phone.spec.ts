@@ -1,4 +1,4 @@
-import { test, expect } from '../fixtures';
+import { test, expect, openSession } from '../fixtures';
 
 // At a phone's width the conversation fills the screen: the side panel is
 // a drawer behind the header's Details button, so following an answer
@@ -56,11 +56,6 @@ async function phonePage(browser) {
   return phone.newPage();
 }
 
-async function openOn(page, myco, id: string) {
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
-}
-
 // uncovered says whether the middle of loc is what a finger there would
 // touch: in view is not enough when a fixed or sticky box lies over it.
 const uncovered = (loc) =>
@@ -90,7 +85,7 @@ test('on a phone the header and the composer stay on screen anywhere in a long s
   const id = myco.writeSession({ title: 'Long on a phone', messages: chat(60) });
   await myco.start();
   const page = await phonePage(browser);
-  await openOn(page, myco, id);
+  await openSession(page, myco, id);
   const menu = page.getByTestId('sidebar-toggle');
   const details = page.getByTestId('details-toggle');
   const input = page.getByTestId('composer-input');
@@ -117,7 +112,7 @@ test('on a phone an approval is a sheet that leaves the composer usable', async 
   const id = myco.writeSession({ title: 'Approval on a phone', messages: chat(20) });
   await myco.start();
   const page = await phonePage(browser);
-  await openOn(page, myco, id);
+  await openSession(page, myco, id);
   const input = page.getByTestId('composer-input');
   const lines = Array.from({ length: 60 }, (_, i) => `echo line ${i}`).join('\\n');
   await input.fill(`run it [[tool:bash {"command":"${lines}"}]]`);
@@ -156,7 +151,7 @@ test('on a phone the plan card is in view, above the composer', async ({ browser
   const id = myco.writeSession({ title: 'Plan on a phone', messages: chat(20) });
   await myco.start();
   const page = await phonePage(browser);
-  await openOn(page, myco, id);
+  await openSession(page, myco, id);
   const input = page.getByTestId('composer-input');
   const plan = Array.from({ length: 30 }, (_, i) => `${i + 1}. Step ${i + 1} of the plan.`).join('\n');
   await input.fill(`/plan tidy the config [[say:${plan}]]`);
