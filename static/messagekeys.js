@@ -100,7 +100,22 @@ function onKey(e) {
   e.preventDefault();
   const next = list[Math.max(0, Math.min(list.length - 1, to))];
   makeCurrent(next);
-  next.focus();
+  next.focus({ preventScroll: true });
+  reveal(next);
+}
+
+// reveal scrolls m into the part of the screen the header and the composer
+// leave, when it is not all there already: focus's own scroll would stop
+// as soon as m touched the window, under the composer pinned at its foot.
+/** @param {HTMLElement} m */
+function reveal(m) {
+  const r = m.getBoundingClientRect();
+  const top = Math.max(0, document.querySelector('header.site')?.getBoundingClientRect().bottom ?? 0);
+  const bottom = document.getElementById('composer')?.getBoundingClientRect().top ?? window.innerHeight;
+  if (r.top >= top && r.bottom <= bottom) return;
+  // Its top first, where reading it starts (below the header: on a phone
+  // style.css sets scroll-padding-top for it).
+  m.scrollIntoView({ block: 'start' });
 }
 
 // A message clicked, or one of its buttons focused, becomes the current

@@ -5,7 +5,7 @@ import type { Browser, Page } from '@playwright/test';
 // package.json) on every kind of page the tab has: the list of sessions,
 // a session with what a turn brings (messages, a tool call, an approval
 // waiting, the side panel), the settings, full-text search and the New
-// session dialog, wide and on a phone. Any violation, whatever its impact,
+// session dialog, wide, on a phone and in the dark theme. Any violation, whatever its impact,
 // fails the test with the rule, the elements and what to fix.
 
 interface AxeNode { target: unknown[]; failureSummary?: string; html: string }
@@ -31,6 +31,8 @@ function describe(v: AxeViolation): string {
 const sizes = [
   { name: 'wide', viewport: { width: 1280, height: 800 } },
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+  // The dark theme has colours of its own, contrast included.
+  { name: 'wide, dark', viewport: { width: 1280, height: 800 }, colorScheme: 'dark' as const },
 ];
 
 async function tab(browser: Browser, size: (typeof sizes)[number]): Promise<Page> {

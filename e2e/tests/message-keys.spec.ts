@@ -62,6 +62,11 @@ test('Shift+Tab leaves a 75-message conversation in a few stops; the keys reach 
   const chosen = n - 5;
   await expect.poll(() => where(page)).toEqual({ in: 'message', i: chosen });
   await expect(messages.nth(chosen)).toBeInViewport();
+  // Not under the composer pinned at the foot of the window.
+  expect(await messages.nth(chosen).locator('.message-head').evaluate((h) => {
+    const r = h.getBoundingClientRect();
+    return h.contains(document.elementFromPoint(r.left + 5, r.top + r.height / 2));
+  })).toBe(true);
 
   // Tab goes into the chosen message's actions; Enter copies it.
   await page.keyboard.press('Tab');
