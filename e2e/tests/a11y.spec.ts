@@ -57,6 +57,10 @@ function seed(myco: Myco): string {
   return myco.writeSession({ title: 'Config', messages: history });
 }
 
+// axe-core walks the whole page, every rule: a few runs in one test take
+// a minute on a loaded machine, so these tests get the longer timeout.
+test.beforeEach(() => test.slow());
+
 for (const size of sizes) {
   test(`no axe-core violation on the home page, search and the New session dialog (${size.name})`, async ({ browser, myco, fake }) => {
     myco.useModels(fake.url);
