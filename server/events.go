@@ -199,6 +199,7 @@ type partial struct {
 	text     strings.Builder
 	html     strings.Builder
 	upto     int
+	tail     string
 	thinking strings.Builder
 }
 
@@ -222,6 +223,7 @@ func (p *publisher) track(ev event.Event) {
 		if p.partial != nil && p.partial.message == e.Message {
 			p.partial.html.WriteString(e.HTML)
 			p.partial.upto = e.Upto
+			p.partial.tail = e.Tail
 		}
 	case event.MessageEnd:
 		if p.partial != nil && p.partial.message == e.Message {
@@ -254,7 +256,7 @@ func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 		// The builder only appends: the string stays as it is now.
 		part = &event.Partial{
 			Message: p.partial.message, Text: p.partial.text.String(),
-			HTML: p.partial.html.String(), Upto: p.partial.upto,
+			HTML: p.partial.html.String(), Upto: p.partial.upto, Tail: p.partial.tail,
 			Thinking: p.partial.thinking.String(),
 		}
 	}

@@ -161,6 +161,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
 	opts.NotificationsOff = !st.Notifies()
+	opts.Steering = steeringOf(st).View(doc, s.defaultModel()).Chip
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err
 	}

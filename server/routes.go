@@ -16,7 +16,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Use(middleware.Recover())
-	e.Use(securityHeaders, s.checkHost, s.authenticate, s.checkOrigin, s.settingsNotice)
+	e.Use(securityHeaders, s.checkHost, s.authenticate, s.checkOrigin, s.settingsNotice, readerZone)
 
 	e.GET("/", s.homePage)
 	e.GET("/archived", s.archivedPage)

@@ -7,11 +7,14 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"myco/web"
 )
 
 // contentSecurityPolicy allows our own scripts, styles, images and
-// connections only: no inline script, no framing, no form posts elsewhere.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+// connections only: no inline script but the one a session page opens at
+// its bottom with (by its hash), no framing, no form posts elsewhere.
+var contentSecurityPolicy = "default-src 'none'; script-src 'self' " + web.InlineScriptHashes + "; style-src 'self'; " +
 	"img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 

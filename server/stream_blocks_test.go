@@ -22,6 +22,7 @@ func TestTurnSendsBlocksAsTheyComplete(t *testing.T) {
 	}
 	var text, html string
 	var upto float64
+	var tails []string
 	discarded := false
 	for _, ev := range evs {
 		switch ev.name {
@@ -31,11 +32,16 @@ func TestTurnSendsBlocksAsTheyComplete(t *testing.T) {
 			text += data(t, ev)["text"].(string)
 		case "message.blocks":
 			d := data(t, ev)
-			if d["upto"].(float64) <= upto || int(d["upto"].(float64)) > len(utf16.Encode([]rune(text))) {
+			// Blocks move upto on; an event that does not carries the
+			// last block as it grows (tail) or says it is plain again.
+			tail, _ := d["tail"].(string)
+			if d["upto"].(float64) < upto || int(d["upto"].(float64)) > len(utf16.Encode([]rune(text))) ||
+				(d["upto"].(float64) == upto && d["html"] != "" && upto > 0) {
 				t.Fatalf("blocks up to %v after %v, with %d chars of text", d["upto"], upto, len(text))
 			}
 			upto = d["upto"].(float64)
 			html += d["html"].(string)
+			tails = append(tails, tail)
 		}
 	}
 	if !discarded {
@@ -47,6 +53,13 @@ func TestTurnSendsBlocksAsTheyComplete(t *testing.T) {
 	for _, want := range []string{"<h1>Plan</h1>", "<ul>", "<table>", `<div class="code-block" data-lang="go">`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("blocks sent while streaming lack %s: %s", want, html)
+		}
+	}
+	// The table and the code block grew in place before they completed.
+	live := strings.Join(tails, "")
+	for _, want := range []string{"<td>1</td>", `<div class="code-block" data-lang="go">`} {
+		if !strings.Contains(live, want) {
+			t.Errorf("no live tail showed %s while it streamed", want)
 		}
 	}
 	end := data(t, evs[len(evs)-1])["html"].(string)

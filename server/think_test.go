@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -110,6 +111,19 @@ func TestThinkAndPersonalityPatch(t *testing.T) {
 	resp.Body.Close()
 	if view["think"] != "medium" || view["effective"] != "medium" || view["personality"] != "terse" || view["supported"] != false {
 		t.Errorf("steering = %v", view)
+	}
+	// The page shows the chip in its first HTML, in the words the API
+	// gives the tab for redrawing it.
+	const chip = "think medium (not supported) · terse"
+	if view["chip"] != chip {
+		t.Errorf("chip = %q, want %q", view["chip"], chip)
+	}
+	page := cs.do("GET", "/s/"+s.ID, nil)
+	wantStatus(t, page, 200)
+	html, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if want := `<p class="steering" data-testid="steering"><span class="steering-chip" data-testid="steering-chip">` + chip + `</span>`; !strings.Contains(string(html), want) {
+		t.Errorf("the page does not render the chip %q", want)
 	}
 
 	// The fake model is not known to reason: the level is kept, not sent.

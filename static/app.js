@@ -50,8 +50,9 @@ function setBusy(el, busy) {
 }
 
 // --- Times ------------------------------------------------------------------
-// The server writes times in the zone it has (UTC); the reader wants theirs,
-// and "3 hours ago" must stay true while the tab stays open.
+// The server writes times in the reader's zone once it knows it (a cookie
+// this sets), else in UTC; the reader wants theirs, and "3 hours ago" must
+// stay true while the tab stays open.
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
@@ -85,13 +86,29 @@ function shortText(date) {
   return shortDate.format(date);
 }
 
+// localText is a time as the server writes it in the reader's zone
+// (web/format.go localFormat): the same text, so a page rendered for this
+// zone keeps its times as they are and nothing after them moves.
+function localText(date) {
+  const p = (n) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}`;
+}
+
 function localizeTime(el) {
   const date = new Date(el.dateTime);
   if (Number.isNaN(date.getTime())) return;
   el.title = dateTime.format(date);
   const rel = el.dataset.relative;
-  el.textContent = rel === 'short' ? shortText(date) : rel !== undefined ? relativeText(date) : dateTime.format(date);
+  const text = rel === 'short' ? shortText(date) : rel !== undefined ? relativeText(date) : localText(date);
+  if (el.textContent !== text) el.textContent = text;
   el.dataset.localized = '';
+}
+
+// rememberZone tells the server the reader's zone (server/zone.go), for
+// the pages it renders from now on.
+function rememberZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (/^[A-Za-z0-9_+\/-]{1,64}$/.test(zone)) document.cookie = `zone=${zone}; path=/; max-age=31536000; samesite=strict`;
 }
 
 function localizeTimes(root) {
@@ -100,6 +117,7 @@ function localizeTimes(root) {
 }
 
 function initTimes() {
+  rememberZone();
   localizeTimes(document);
   // Whatever is added later (fragments, messages from the stream) is
   // localized as it arrives.

@@ -83,20 +83,23 @@ export function settle() {
 // (message.blocks) join the same frame, after the text they cover. A
 // hidden tab gets no frames: what arrived waits in pending, and any other
 // event writes it first.
-const pending = new Map(); // message id → {text, html, upto}
+const pending = new Map(); // message id → {text, html, upto, live}
 let frame = 0;
 
-function write(id, { text, html, upto }) {
+function write(id, { text, html, upto, live }) {
   const m = messageEl(id);
   if (m && !('streaming' in m.dataset)) return; // it has ended: a late delta
-  writeStreaming(m || startMessage(id, 'assistant'), text, html, upto);
+  writeStreaming(m || startMessage(id, 'assistant'), text, html, upto, live);
 }
 
-function queue(id, text, html, upto) {
-  const p = pending.get(id) || { text: '', html: '', upto: -1 };
+// queue merges what arrived for a message until the next frame; live,
+// the last block while it grows, is the latest (null: none came).
+function queue(id, text, html, upto, live = null) {
+  const p = pending.get(id) || { text: '', html: '', upto: -1, live: null };
   p.text += text;
   p.html += html;
   if (upto >= 0) p.upto = upto;
+  if (live !== null) p.live = live;
   pending.set(id, p);
   if (!frame) frame = requestAnimationFrame(flushDeltas);
 }
@@ -108,16 +111,17 @@ export function onDelta(d) {
     queue(d.message, d.text, '', -1);
     return;
   }
-  write(d.message, { text: d.text, html: '', upto: -1 });
+  write(d.message, { text: d.text, html: '', upto: -1, live: null });
   keepBottom();
   frame = requestAnimationFrame(flushDeltas);
 }
 
 // onBlocks takes blocks of the answer the server rendered as they
-// completed (static/streaming.js shows them).
+// completed, and its last block while it grows (tail; static/streaming.js
+// shows them).
 export function onBlocks(d) {
   if (!d?.message || typeof d.html !== 'string' || !Number.isInteger(d.upto)) return;
-  queue(d.message, '', d.html, d.upto);
+  queue(d.message, '', d.html, d.upto, typeof d.tail === 'string' ? d.tail : '');
 }
 
 export function flushDeltas() {

@@ -1,9 +1,8 @@
 // Copying, one module for every copy button of the page:
 //
 // - Code blocks. The server wraps every fenced block of a rendered message
-//   in <div class="code-block" data-lang="…"> (web/markdown.go); this adds
-//   a bar with the language and a Copy button to each, on the page and in
-//   messages that arrive later.
+//   in <div class="code-block" data-lang="…"> led by a bar with the
+//   language and a Copy button (web/markdown.go); this copies.
 // - Messages. The head of a message with words has a
 //   [data-action="copy-message"] button (web/message.templ; a message that
 //   streamed in gets it with its rendering, in message.end). Its Markdown
@@ -28,36 +27,17 @@ function feedback(button, ok) {
 
 // --- Code blocks ----------------------------------------------------------
 
-function decorate(block) {
-  if (block.dataset.decorated) return;
-  block.dataset.decorated = 'true';
-  const bar = document.createElement('div');
-  bar.className = 'code-bar';
-  const lang = document.createElement('span');
-  lang.className = 'code-lang';
-  lang.textContent = block.dataset.lang || 'text';
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'code-copy';
-  button.dataset.testid = 'copy-code';
-  button.textContent = 'Copy';
-  button.setAttribute('aria-label', `Copy the ${lang.textContent} code`);
-  button.addEventListener('click', async () => {
-    const code = block.querySelector('pre')?.textContent ?? '';
-    try {
-      await navigator.clipboard.writeText(code.replace(/\n$/, ''));
-      feedback(button, true);
-    } catch {
-      feedback(button, false);
-    }
-  });
-  bar.append(lang, button);
-  block.prepend(bar);
-}
-
-function decorateAll(root) {
-  if (root.matches?.('.code-block')) decorate(root);
-  root.querySelectorAll?.('.code-block').forEach(decorate);
+// copyCode puts the code of the block whose Copy button was pressed on the
+// clipboard. The server writes the bar (web/markdown.go writeCodeBar), so
+// no block changes height when this script runs.
+async function copyCode(button) {
+  const code = button.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
+  try {
+    await navigator.clipboard.writeText(code.replace(/\n$/, ''));
+    feedback(button, true);
+  } catch {
+    feedback(button, false);
+  }
 }
 
 // --- Messages -------------------------------------------------------------
@@ -103,11 +83,9 @@ async function copyMessage(button) {
 }
 
 document.addEventListener('click', (e) => {
-  const button = e.target instanceof Element ? e.target.closest('[data-action="copy-message"]') : null;
+  if (!(e.target instanceof Element)) return;
+  const button = e.target.closest('[data-action="copy-message"]');
   if (button) copyMessage(button);
+  const code = e.target.closest('.code-block .code-copy');
+  if (code) copyCode(code);
 });
-
-decorateAll(document);
-new MutationObserver((records) => {
-  for (const r of records) for (const n of r.addedNodes) if (n.nodeType === Node.ELEMENT_NODE) decorateAll(n);
-}).observe(document.body, { childList: true, subtree: true });

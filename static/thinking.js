@@ -13,7 +13,7 @@ import { turnRunning } from './status.js';
 
 /**
  * @typedef {{model: string, think: string, effective: string, supported: boolean,
- *   levels: string[], personality: string, personalities: string[]}} Steering
+ *   levels: string[], personality: string, personalities: string[], chip: string}} Steering
  */
 
 // asked counts the steering reads: only the latest one's answer is drawn,
@@ -70,19 +70,18 @@ export async function personalityCommand(arg) {
   note(`Personality: ${s.personality || 'off'}. Available: ${list}`, true);
 }
 
-/** The chip above the facts: the level and persona when set. Its place
- * is the page's (web/session.templ steeringChip), outside the facts grid
- * and outside the part the panel event redraws.
+/** The chip above the facts: the level and persona when set, in the
+ * server's words (the page renders it first: web/session.templ
+ * steeringChip), outside the facts grid and outside the part the panel
+ * event redraws.
  * @param {Steering} s */
 function showChip(s) {
   const line = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="steering"]'));
   const chip = line?.querySelector('[data-testid="steering-chip"]');
   if (!line || !chip) return;
-  const parts = [];
-  if (s.effective && s.effective !== 'off') parts.push(`think ${s.effective}${s.supported ? '' : ' (not supported)'}`);
-  if (s.personality) parts.push(s.personality);
-  chip.textContent = parts.join(' · ');
-  line.hidden = parts.length === 0;
+  const text = typeof s.chip === 'string' ? s.chip : '';
+  if (chip.textContent !== text) chip.textContent = text;
+  line.hidden = text === '';
 }
 
 /** initThinking draws the chip once the page knows its session. */

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -81,8 +82,28 @@ func formatDuration(d time.Duration) string {
 // turns into the reader's local time.
 func isoTime(t time.Time) string { return t.Format(time.RFC3339) }
 
-// absTime is t in the zone it carries, for readers without the script.
-func absTime(t time.Time) string { return t.Format("2006-01-02 15:04 MST") }
+// zoneKey carries the reader's time zone in a render's context.
+type zoneKey struct{}
+
+// WithZone is ctx with the reader's time zone, which times are rendered in.
+func WithZone(ctx context.Context, loc *time.Location) context.Context {
+	return context.WithValue(ctx, zoneKey{}, loc)
+}
+
+// localFormat is how a time reads in the reader's zone: the tab's script
+// (static/app.js localTime) writes the same, so a time the server wrote in
+// the reader's zone does not change, nor move what follows it, once the
+// script runs.
+const localFormat = "2006-01-02 15:04"
+
+// absTime is t in the reader's zone when the render knows it (WithZone),
+// else in the zone it carries, named, for the script to rewrite.
+func absTime(ctx context.Context, t time.Time) string {
+	if loc, ok := ctx.Value(zoneKey{}).(*time.Location); ok && loc != nil {
+		return t.In(loc).Format(localFormat)
+	}
+	return t.Format(localFormat + " MST")
+}
 
 // relTime is how long before now t was, in the largest whole unit; past a
 // month the date says more than "43 days ago".

@@ -54,10 +54,11 @@ var markdown = goldmark.New(
 )
 
 // codeBlockWrapper puts every fenced code block in a <div
-// class="code-block" data-lang="…">, so the page can show its language and
-// a copy button (static/copy.js) without parsing chroma's markup. A block
-// chroma did not highlight gets the <pre><code class="language-x"> goldmark
-// would have written.
+// class="code-block" data-lang="…"> led by its bar: the language and a
+// Copy button (static/copy.js copies). The bar is in the HTML rather than
+// added by the tab, so a page, or a block streaming in, is drawn once at
+// its final height. A block chroma did not highlight gets the <pre><code
+// class="language-x"> goldmark would have written.
 func codeBlockWrapper(w util.BufWriter, c highlighting.CodeBlockContext, entering bool) {
 	lang, _ := c.Language()
 	if !codeLang.Match(lang) {
@@ -69,6 +70,7 @@ func codeBlockWrapper(w util.BufWriter, c highlighting.CodeBlockContext, enterin
 			_, _ = w.WriteString(` data-lang="` + html.EscapeString(string(lang)) + `"`)
 		}
 		_, _ = w.WriteString(">")
+		writeCodeBar(w, lang)
 		if !c.Highlighted() {
 			_, _ = w.WriteString("<pre><code")
 			if lang != nil {
@@ -82,6 +84,17 @@ func codeBlockWrapper(w util.BufWriter, c highlighting.CodeBlockContext, enterin
 		_, _ = w.WriteString("</code></pre>")
 	}
 	_, _ = w.WriteString("</div>\n")
+}
+
+// writeCodeBar writes a code block's bar: its language ("text" when it
+// has none) and the Copy button.
+func writeCodeBar(w util.BufWriter, lang []byte) {
+	name := "text"
+	if lang != nil {
+		name = html.EscapeString(string(lang))
+	}
+	_, _ = w.WriteString(`<div class="code-bar"><span class="code-lang">` + name + `</span>` +
+		`<button type="button" class="code-copy" data-testid="copy-code" aria-label="Copy the ` + name + ` code">Copy</button></div>`)
 }
 
 // rawHTMLAsText shows HTML written in markdown as the text it is, rather
@@ -171,7 +184,7 @@ func imageToLink(img *ast.Image) {
 var (
 	// codeClass: chroma's own classes, or the language of a fence chroma
 	// does not know (goldmark writes class="language-x" then).
-	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+|code-block)$`)
+	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+|code-block|code-bar|code-lang)$`)
 	// codeLang: a fence's language, as data-lang on the code block's div.
 	codeLang = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
 	// ownImage: the only images markdown may show are the profile's own.
@@ -192,6 +205,13 @@ func newPolicy() *bluemonday.Policy {
 		}
 	})
 	p.AllowAttrs("data-lang").Matching(codeLang).OnElements("div")
+	// A code block's Copy button (writeCodeBar): inert without the tab's
+	// script, which the CSP alone may run.
+	p.AllowElements("button")
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^button$`)).OnElements("button")
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^code-copy$`)).OnElements("button")
+	p.AllowAttrs("data-testid").Matching(regexp.MustCompile(`^copy-code$`)).OnElements("button")
+	p.AllowAttrs("aria-label").Matching(regexp.MustCompile(`^Copy the [A-Za-z0-9_+#.-]{1,32} code$`)).OnElements("button")
 	p.AllowAttrs("target").Matching(regexp.MustCompile(`^_blank$`)).OnElements("a")
 	p.RequireNoFollowOnLinks(true)
 	p.RequireNoReferrerOnLinks(true)

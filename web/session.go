@@ -28,6 +28,9 @@ type SessionViewOptions struct {
 	// NotificationsOff is the profile's setting notifications: false (the
 	// page offers no bell and never notifies).
 	NotificationsOff bool
+	// Steering is the steering chip's text: the session's reasoning level
+	// and persona when set (live.SteeringView.Chip), "" for none.
+	Steering string
 	// Lineage is what the listing tells of the session's relatives.
 	Lineage Lineage
 	// Price figures the costs shown; nil shows "price unknown".
@@ -114,6 +117,8 @@ type SessionView struct {
 	Profile      string
 	// NotificationsOff: see SessionViewOptions.
 	NotificationsOff bool
+	// Steering: see SessionViewOptions.
+	Steering string
 	// Goal is the standing goal, shown in the bar above the composer.
 	Goal *session.Goal
 	// Mode is "plan" while plan mode is on; Todo the agent's checklist.
@@ -407,6 +412,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		MessageCount:     doc.MessageCount(),
 		Profile:          opts.Profile,
 		NotificationsOff: opts.NotificationsOff,
+		Steering:         opts.Steering,
 		Usage:            sessionUsage(doc, opts.Price),
 		Context:          contextInfo(doc, opts.Context),
 		Goal:             doc.Goal,

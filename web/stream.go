@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
@@ -26,6 +27,14 @@ import (
 // definition written after the link that uses it: the link shows as text
 // until message.end replaces the whole message with its final rendering.
 //
+// The tail is plain text, but for two blocks that would otherwise stream
+// as raw Markdown and then snap into a box of another height: an open
+// code fence and a table. While the last block is one of those, TailHTML
+// is it rendered as it would be were it to end at the last line break (an
+// open fence closed; the row being written left out), so the tab shows a
+// code box that grows a line at a time and a table that grows a row at a
+// time, and the box message.end puts there has the same height.
+//
 // Each completed stretch is rendered once, and each check parses only what
 // is not rendered yet, so the cost grows with the answer, not with its
 // square. Checks run only when a line ends or a new one begins with a
@@ -36,9 +45,10 @@ import (
 type StreamRenderer struct {
 	refs    []parser.Reference // link definitions in the rendered part
 	src     []byte
-	done    int // bytes of src already rendered
-	doneU16 int // the same length in UTF-16 code units, as the tab counts
-	checked int // the key of the last check (see settled)
+	done    int    // bytes of src already rendered
+	doneU16 int    // the same length in UTF-16 code units, as the tab counts
+	checked int    // the key of the last check (see settled)
+	tail    string // the open last block rendered (see TailHTML)
 }
 
 // settled is how much of the answer can be parsed without a character
@@ -64,7 +74,8 @@ func NewStreamRenderer() *StreamRenderer { return &StreamRenderer{} }
 // Write appends delta to the answer. When that completes one or more
 // top-level blocks it returns their sanitized HTML and true; Upto then
 // says where the tail now starts. A block of only link definitions
-// renders to "" and still returns true: the tail moved.
+// renders to "" and still returns true: the tail moved. It also returns
+// true, with "" when no block completed, when TailHTML changed.
 func (r *StreamRenderer) Write(delta string) (string, bool) {
 	r.src = append(r.src, delta...)
 	end, key := r.settled()
@@ -72,14 +83,85 @@ func (r *StreamRenderer) Write(delta string) (string, bool) {
 		return "", false // nothing that could complete a block came
 	}
 	r.checked = key
-	cut := completePrefix(r.src[r.done:end])
-	if cut == 0 {
-		return "", false
+	html, done := "", false
+	if cut := completePrefix(r.src[r.done:end]); cut > 0 {
+		chunk := r.src[r.done : r.done+cut]
+		r.done += cut
+		r.doneU16 += utf16Len(chunk)
+		html, done = r.render(chunk), true
 	}
-	chunk := r.src[r.done : r.done+cut]
-	r.done += cut
-	r.doneU16 += utf16Len(chunk)
-	return r.render(chunk), true
+	if tail := r.renderTail(); tail != r.tail {
+		r.tail, done = tail, true
+	}
+	return html, done
+}
+
+// TailHTML is the last block rendered while it is still being written,
+// when it is an open code fence or a table (up to its last complete
+// line); "" when the tail is shown as plain text.
+func (r *StreamRenderer) TailHTML() string { return r.tail }
+
+// renderTail renders the tail's complete lines when they are one code
+// fence or one table, as they would render were the answer to end there:
+// an open fence is closed first. Other blocks stay plain: a paragraph or
+// a list item is one long line, which would otherwise show only once it
+// ended.
+func (r *StreamRenderer) renderTail() string {
+	end := bytes.LastIndexByte(r.src, '\n') + 1
+	if end <= r.done {
+		return ""
+	}
+	src := r.src[r.done:end]
+	switch lastBlockKind(src) {
+	case extast.KindTable:
+		return r.renderAlone(src)
+	case ast.KindFencedCodeBlock:
+		// Closing a fence that is still open leaves one block; closing one
+		// already closed would open a second.
+		closed := append(bytes.Clone(src), fenceOf(src)...)
+		closed = append(closed, '\n')
+		if lastBlockKind(closed) == ast.KindFencedCodeBlock {
+			return r.renderAlone(closed)
+		}
+		return r.renderAlone(src)
+	}
+	return ""
+}
+
+// renderAlone renders src as render does, without keeping its link
+// definitions: it is rendered again once it grows.
+func (r *StreamRenderer) renderAlone(src []byte) string {
+	pc := parser.NewContext()
+	for _, ref := range r.refs {
+		pc.AddReference(ref)
+	}
+	return renderMarkdown(string(src), parser.WithContext(pc))
+}
+
+// lastBlockKind is the kind of the one top-level block src holds, or
+// ast.KindDocument when it holds none or several.
+func lastBlockKind(src []byte) ast.NodeKind {
+	doc := markdown.Parser().Parse(text.NewReader(src))
+	first := doc.FirstChild()
+	if first == nil || first != doc.LastChild() {
+		return ast.KindDocument
+	}
+	return first.Kind()
+}
+
+// fenceOf is the fence that opens the code block on src's first line:
+// its run of backticks or tildes, which a closing fence must repeat.
+func fenceOf(src []byte) []byte {
+	line := bytes.TrimLeft(src, " ")
+	if len(line) == 0 {
+		return nil
+	}
+	c := line[0]
+	n := 0
+	for n < len(line) && line[n] == c {
+		n++
+	}
+	return line[:n]
 }
 
 // render renders chunk knowing the link definitions of the chunks before

@@ -27,6 +27,11 @@ func stream(src string, size int) ([]string, *web.StreamRenderer) {
 	return events, r
 }
 
+// codeBar is the bar that leads a code block (web/markdown.go).
+func codeBar(lang string) string {
+	return `<div class="code-bar"><span class="code-lang">` + lang + `</span><button type="button" class="code-copy" data-testid="copy-code" aria-label="Copy the ` + lang + ` code">Copy</button></div>`
+}
+
 // TestStreamBlocks checks which blocks count as complete while an answer
 // streams, one character at a time: a complete block is rendered, the
 // rest stays in the tail.
@@ -41,7 +46,7 @@ func TestStreamBlocks(t *testing.T) {
 		{"one paragraph stays", "A paragraph\nthat goes on\n", "", "A paragraph\nthat goes on\n"},
 		{"paragraph then another", "One.\n\nTwo\n", "<p>One.</p>\n", "Two\n"},
 		{"a paragraph begun with a letter ends the block before", "One.\n\nTw", "<p>One.</p>\n", "Tw"},
-		{"a code block before a long line", "```go\nx := 1\n```\nThe rest of a long line", "<div class=\"code-block\" data-lang=\"go\"><pre class=\"hl-chroma\"><code><span class=\"hl-line\"><span class=\"hl-cl\"><span class=\"hl-nx\">x</span><span class=\"hl-w\"> </span><span class=\"hl-o\">:=</span><span class=\"hl-w\"> </span><span class=\"hl-mi\">1</span><span class=\"hl-w\">\n</span></span></span></code></pre></div>\n", "The rest of a long line"},
+		{"a code block before a long line", "```go\nx := 1\n```\nThe rest of a long line", "<div class=\"code-block\" data-lang=\"go\">" + codeBar("go") + "<pre class=\"hl-chroma\"><code><span class=\"hl-line\"><span class=\"hl-cl\"><span class=\"hl-nx\">x</span><span class=\"hl-w\"> </span><span class=\"hl-o\">:=</span><span class=\"hl-w\"> </span><span class=\"hl-mi\">1</span><span class=\"hl-w\">\n</span></span></span></code></pre></div>\n", "The rest of a long line"},
 		{"a line begun otherwise must end", "One.\n\n- Tw", "", "One.\n\n- Tw"},
 		{"a line begun with a letter may continue a list", "- a\nlazy", "", "- a\nlazy"},
 		{"a line begun with a letter may be a table row", "| a |\n| --- |\n| 1 |\nmore", "", "| a |\n| --- |\n| 1 |\nmore"},
@@ -53,7 +58,7 @@ func TestStreamBlocks(t *testing.T) {
 		{"list item continued after a blank", "1. a\n\n   more\n", "", "1. a\n\n   more\n"},
 		{"list ends at a paragraph", "- a\n- b\n\nAfter.\n", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n", "After.\n"},
 		{"open fence stays", "```go\nfunc f() {}\n\n# not a heading\n", "", "```go\nfunc f() {}\n\n# not a heading\n"},
-		{"closed fence then text", "```\nx := 1\n```\nAfter\n", "<div class=\"code-block\"><pre><code>x := 1\n</code></pre></div>\n", "After\n"},
+		{"closed fence then text", "```\nx := 1\n```\nAfter\n", "<div class=\"code-block\">" + codeBar("text") + "<pre><code>x := 1\n</code></pre></div>\n", "After\n"},
 		{"table rows keep coming", "| a | b |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |\n", "", "| a | b |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |\n"},
 		{"text after a table is a row", "| a |\n| --- |\n| 1 |\nmore\n", "", "| a |\n| --- |\n| 1 |\nmore\n"},
 		{
@@ -135,7 +140,7 @@ func TestStreamMatchesFinal(t *testing.T) {
 	}
 }
 
-// TestStreamGolden pins the block events of a long answer sent as a model
+// TestStreamGolden pins the block events (and their live tail) of a long answer sent as a model
 // sends it (4 bytes at a time): go test ./web -run StreamGolden -update.
 func TestStreamGolden(t *testing.T) {
 	src, err := os.ReadFile("testdata/stream/answer.md")
@@ -148,6 +153,9 @@ func TestStreamGolden(t *testing.T) {
 		n := min(4, len(s))
 		if html, ok := r.Write(s[:n]); ok {
 			fmt.Fprintf(&out, "--- upto %d\n%s", r.Upto(), html)
+			if live := r.TailHTML(); live != "" {
+				fmt.Fprintf(&out, "--- live tail\n%s", live)
+			}
 		}
 		s = s[n:]
 	}
@@ -263,4 +271,47 @@ func BenchmarkStreamAnswer(b *testing.B) {
 			}
 		}, true)
 	})
+}
+
+// TestStreamTailHTML checks what the tab shows of the last block while it
+// is written: an open code fence as a closed code box of its lines so far,
+// a table as its complete rows, anything else as plain text ("").
+func TestStreamTailHTML(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"a paragraph stays plain", "Some words\nand more", ""},
+		{"a list stays plain", "- a\n- b", ""},
+		{"an open fence is a code box", "```\nx := 1\ny", "<div class=\"code-block\">" + codeBar("text") + "<pre><code>x := 1\n</code></pre></div>\n"},
+		{"an opened fence is an empty box", "~~~~\n", "<div class=\"code-block\">" + codeBar("text") + "<pre><code></code></pre></div>\n"},
+		{"a closed fence stays as it is", "```\nx\n```\n", "<div class=\"code-block\">" + codeBar("text") + "<pre><code>x\n</code></pre></div>\n"},
+		{"a longer fence is closed by its own length", "````\n```\n", "<div class=\"code-block\">" + codeBar("text") + "<pre><code>```\n</code></pre></div>\n"},
+		{"a table without the row being written", "| a |\n| --- |\n| 1 |\n| 2", "<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n</tr>\n</tbody>\n</table>\n"},
+		{"a header alone is not a table yet", "| a |\n| --", ""},
+		{"plain again once the block completes", "```\nx\n```\n\nAfter", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, r := stream(tt.src, 1)
+			if got := r.TailHTML(); got != tt.want {
+				t.Errorf("TailHTML = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStreamTailBecomesBlock checks that a code box shown while its fence
+// was open is, once closed and complete, the block that replaces it: the
+// box does not change as message.blocks takes it over.
+func TestStreamTailBecomesBlock(t *testing.T) {
+	r := web.NewStreamRenderer()
+	r.Write("```go\nfunc f() {}\n")
+	live := r.TailHTML()
+	r.Write("```\n")
+	html, _ := r.Write("\nNext")
+	if live == "" || html != live {
+		t.Errorf("live box %q, block %q: want the same", live, html)
+	}
 }

@@ -113,6 +113,9 @@ type Partial struct {
 	Text    string `json:"text"`
 	HTML    string `json:"html,omitempty"`
 	Upto    int    `json:"upto,omitempty"`
+	// Tail is the last block rendered while it grows, as the last
+	// MessageBlocks carried it.
+	Tail string `json:"tail,omitempty"`
 	// Thinking is the answer's reasoning so far (thinking.delta), which
 	// comes before its text.
 	Thinking string `json:"thinking,omitempty"`
@@ -219,11 +222,15 @@ type TextDelta struct {
 // text up to Upto is now shown by all of them. Upto counts the text from
 // the message's start in UTF-16 code units, as JavaScript strings do, so a
 // tab cuts its raw text with text.slice(upto); the text after it stays
-// plain until more blocks or message.end come.
+// plain until more blocks or message.end come. Tail, when not empty, is
+// the last block rendered while it grows (an open code fence, a table):
+// shown in place of the plain tail, which stays hidden until a
+// MessageBlocks with an empty Tail.
 type MessageBlocks struct {
 	Message string `json:"message"`
 	HTML    string `json:"html"`
 	Upto    int    `json:"upto"`
+	Tail    string `json:"tail,omitempty"`
 }
 
 // MessageEnd is a stored message, rendered as the page shows it.

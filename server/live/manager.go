@@ -43,6 +43,9 @@ type ApprovalRenderer func(toolUseID, name string, input []byte, diff string) (s
 type StreamRenderer interface {
 	Write(delta string) (html string, ok bool)
 	Upto() int
+	// TailHTML is the last block rendered while it grows (an open code
+	// fence, a table), or "" while the tail is plain text.
+	TailHTML() string
 }
 
 // Options configure a Manager. Store, Images, Models and Events are required.

@@ -41,6 +41,9 @@ type SteeringView struct {
 	Levels        []string `json:"levels"`
 	Personality   string   `json:"personality"`
 	Personalities []string `json:"personalities"`
+	// Chip is what the page's steering chip says: the level when the
+	// session thinks, and the persona, "" when neither is set.
+	Chip string `json:"chip"`
 }
 
 // View is d's steering under st; defaultModel names the model of a
@@ -53,7 +56,25 @@ func (st Steering) View(d *session.Document, defaultModel string) SteeringView {
 		Levels:      append(slices.Clone(profiles.ThinkLevels), profiles.ThinkDefault),
 		Personality: d.Personality, Personalities: names(st.Personalities),
 	}
+	v.Chip = v.chip()
 	return v
+}
+
+// chip is the steering chip's text: "think high", "(not supported)"
+// after it when the model does not reason on request, then the persona.
+func (v SteeringView) chip() string {
+	var parts []string
+	if v.Effective != "" && v.Effective != "off" {
+		p := "think " + v.Effective
+		if !v.Supported {
+			p += " (not supported)"
+		}
+		parts = append(parts, p)
+	}
+	if v.Personality != "" {
+		parts = append(parts, v.Personality)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // level is the reasoning effort d asks for, before asking its model.

@@ -219,7 +219,7 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 			// After the delta that completed them, so a tab always holds
 			// the text the blocks replace.
 			if html, ok := blocks.Write(delta); ok {
-				s.publish(event.MessageBlocks{Message: msgID, HTML: html, Upto: blocks.Upto()})
+				s.publish(event.MessageBlocks{Message: msgID, HTML: html, Upto: blocks.Upto(), Tail: blocks.TailHTML()})
 			}
 		}
 		if journaled {
