@@ -47,7 +47,7 @@ test('a heading, a table and highlighted code render while the answer still stre
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
 
-  await send(page, `[[say:${answer(120)}]] [[delay:40ms]]`);
+  await send(page, `[[say:${answer(300)}]] [[delay:40ms]]`); // 12 s: longer than the checks take on a loaded machine
   const streaming = page.locator('[data-testid="message"][data-streaming]');
   await expect(streaming.locator('h1')).toHaveText('Streaming plan');
   await expect(streaming.locator('table td').first()).toHaveText('alpha');
@@ -65,7 +65,7 @@ test('a heading, a table and highlighted code render while the answer still stre
 
   // message.end: the same blocks, in the same places, and the tail rendered.
   const done = page.locator(`[data-testid="message"][data-role="assistant"]:not([data-streaming])`);
-  await expect(done).toContainText('END.');
+  await expect(done).toContainText('END.', { timeout: 30_000 });
   const final = await done.locator('.md').first().evaluate((md) => [...md.children].map((c) => c.outerHTML));
   expect(final.slice(0, mid.length)).toEqual(mid);
   expect(final.length).toBe(mid.length + 1);
@@ -82,7 +82,8 @@ test('the reader who scrolled up stays where they are while blocks arrive', asyn
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
 
   // Many short paragraphs: each completes a block as the next begins.
-  const paras = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} of the answer.`).join('\n\n');
+  // Enough of them that a loaded machine's checks end long before the answer.
+  const paras = Array.from({ length: 100 }, (_, i) => `Paragraph ${i} of the answer.`).join('\n\n');
   await send(page, `[[say:${paras}]] [[delay:30ms]]`);
   const streaming = page.locator('[data-testid="message"][data-streaming]');
   await expect(streaming.locator('p', { hasText: 'Paragraph 12 of' })).toBeVisible();
@@ -94,7 +95,7 @@ test('the reader who scrolled up stays where they are while blocks arrive', asyn
   const at = await page.evaluate(() => document.scrollingElement!.scrollTop);
   await expect(streaming.locator('p', { hasText: 'Paragraph 30 of' })).toHaveCount(1);
   expect(await page.evaluate(() => document.scrollingElement!.scrollTop)).toBe(at);
-  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
   expect(await page.evaluate(() => document.scrollingElement!.scrollTop)).toBe(at);
 });
 
