@@ -193,6 +193,7 @@ func TestAuthentication(t *testing.T) {
 		{name: "page without token", path: "/", want: http.StatusUnauthorized},
 		{name: "events without token", path: "/api/sessions/x/events", want: http.StatusUnauthorized},
 		{name: "static without token", path: "/static/app.js", want: http.StatusUnauthorized},
+		{name: "the tab's icon", path: "/static/favicon.svg", bearer: true, want: http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
