@@ -1,4 +1,4 @@
-import { test as base, expect } from '../fixtures';
+import { test as base, expect, send, openSession } from '../fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,19 +18,12 @@ const test = base.extend<{ work: string }>({
 
 const shots = '/tmp/shots-approvals';
 
-async function openSession(page, myco, fake, cwd: string) {
+async function openNew(page, myco, fake, cwd: string) {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Approvals', cwd });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 // longWrite asks for a new file of n lines, every tenth one long: its diff
@@ -56,7 +49,7 @@ const overflow = (page, width: number) =>
 const html = (loc) => loc.evaluate((e: Element) => e.outerHTML);
 
 test('a card is the same live and after a reload, and so is the tool card once it ran', async ({ page, myco, fake, work }) => {
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `look [[tool:bash {"command":"echo '<hello>' && sleep 0.2"}]]`);
 
   const card = page.getByTestId('approval');
@@ -87,7 +80,7 @@ test('a card is the same live and after a reload, and so is the tool card once i
 
 test('in a 300-line diff, "Allow once" has the focus with the buttons in view', async ({ page, myco, fake, work }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `write it ${longWrite(300)}`);
 
   const card = page.getByTestId('approval');
@@ -116,7 +109,7 @@ test('in a 300-line diff, "Allow once" has the focus with the buttons in view', 
 });
 
 test('an approval never takes the keyboard from a person typing', async ({ page, myco, fake, work }) => {
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, 'two [[steps: tool:bash {"command":"echo one"} ;; tool:bash {"command":"echo two"} ;; say:done]]');
 
   const first = page.locator('[data-testid="approval"]', { hasText: 'echo one' });
@@ -137,7 +130,7 @@ test('an approval never takes the keyboard from a person typing', async ({ page,
 
 test('on a phone the card fits the width and its buttons are a finger\'s size', async ({ page, myco, fake, work }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `write it ${longWrite(300)}`);
 
   const card = page.getByTestId('approval');

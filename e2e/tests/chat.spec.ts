@@ -1,21 +1,14 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 import zlib from 'node:zlib';
 
 // prepare starts the fake model server's profile and myco, and opens a new
 // session's page, waiting until its event stream is open.
-async function openSession(page, myco, fake, settings = {}) {
+async function openNew(page, myco, fake, settings = {}) {
   myco.useModels(fake.url, settings);
   const id = myco.writeSession({ title: 'Chat' });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 const lastAgentMessage = (page) => page.locator('[data-testid="message"][data-role="assistant"]').last();
@@ -29,7 +22,7 @@ async function turnsEnded(page, n: number) {
 }
 
 test('a reply appears progressively, in several paints', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   // Record every distinct length of the streaming message's text as the
   // browser renders it.
   await page.evaluate(() => {
@@ -54,7 +47,7 @@ test('a reply appears progressively, in several paints', async ({ page, myco, fa
 });
 
 test('a tool call asks, runs after approval, and its outcome shows; deny is told to the agent', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo e2e-$((6*7))"}]]');
   const card = page.getByTestId('approval');
   await expect(card).toContainText('echo e2e-$((6*7))');
@@ -71,7 +64,7 @@ test('a tool call asks, runs after approval, and its outcome shows; deny is told
 });
 
 test('stop in the middle keeps the partial answer, marked interrupted', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   await send(page, '[[text:3000]] [[delay:10ms]]');
   const streaming = page.locator('[data-testid="message"][data-streaming]');
   await expect(streaming).toContainText(/\w+ \w+ \w+ \w+/);
@@ -87,7 +80,7 @@ test('stop in the middle keeps the partial answer, marked interrupted', async ({
 });
 
 test('reloading the tab mid-turn loses no text', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   await send(page, '[[text:600]] [[delay:6ms]]');
   await expect(page.locator('[data-testid="message"][data-streaming]')).toContainText(/(\w+ ){20}/);
   await page.reload();
@@ -122,7 +115,7 @@ test('two tabs on one session see the same turn', async ({ browser, myco, fake }
 });
 
 test('a second myco process on the profile sees the open session as locked', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   const r = await myco.cli('sessions', 'archive', id);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(new RegExp(`locked by pid ${myco.proc!.pid}`));
@@ -147,7 +140,7 @@ function tinyPNG(): Buffer {
 }
 
 test('a pasted image reaches the model as an image block', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   const b64 = tinyPNG().toString('base64');
   await page.getByTestId('composer-input').focus();
   await page.evaluate((data) => {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { test, expect } from '../fixtures';
+import { test, expect, send } from '../fixtures';
 
 // Cost, honestly (issue 19): every figure is the server's, rendered from
 // the document, so the live page, a reload, /usage and the home page say
@@ -18,12 +18,6 @@ const session = { cost: '$0.0300', hit: '94% cache hit', panelHit: '94%', tokens
 
 // SHOTS, when set, is a folder for screenshots of the line and the panel.
 const shots = process.env.COST_SHOTS;
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
 
 async function expectFigures(page) {
   const lines = page.getByTestId('turn-usage');

@@ -1,29 +1,22 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 
 // Errors stay: a failed turn's error is saved with its answer, shown in
 // words a person can act on, still there after a reload, and the answer
 // has a Retry button that works.
 
-async function openSession(page, myco, fake) {
+async function openNew(page, myco, fake) {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Errors' });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 const messages = (doc) => doc.threads.flatMap((t) => t.messages);
 const textOf = (m) => (m.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
 
 test('a refused API key says which variable holds it, stays after a reload, and Retry answers', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   // A 401 is not retried by the turn; x1: the person's Retry passes.
   await send(page, 'hello [[fault:401x1]]');
   const card = page.getByTestId('message-error');
@@ -72,7 +65,7 @@ test('a refused API key says which variable holds it, stays after a reload, and 
 
 test('a provider that stays overloaded says it is busy; the retrying state stays one line', async ({ page, myco, fake }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   const chip = page.getByTestId('turn-status');
   const oneLine = await chip.evaluate((el) => el.getBoundingClientRect().height);
   await send(page, 'busy now [[fault:529]]');
@@ -86,7 +79,7 @@ test('a provider that stays overloaded says it is busy; the retrying state stays
 });
 
 test('only the last failed or interrupted answer offers Retry', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, 'first [[text:3000]] [[delay:10ms]]');
   await expect(page.locator('[data-testid="message"][data-streaming]')).toContainText(/\w+ \w+ \w+/);
   await page.keyboard.press('Escape');

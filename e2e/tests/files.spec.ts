@@ -1,4 +1,4 @@
-import { test as base, expect } from '../fixtures';
+import { test as base, expect, send, openSession } from '../fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,19 +12,12 @@ const test = base.extend<{ work: string }>({
   },
 });
 
-async function openSession(page, myco, fake, cwd: string) {
+async function openNew(page, myco, fake, cwd: string) {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Files', cwd });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 const lastAgentMessage = (page) => page.locator('[data-testid="message"][data-role="assistant"]').last();
@@ -37,7 +30,7 @@ const readThenEdit =
 test('an edit shows its diff for approval, and approval writes it to disk', async ({ page, myco, fake, work }) => {
   const file = path.join(work, 'notes.txt');
   fs.writeFileSync(file, 'name = box\ncolour = red\nsize = 3\n', { mode: 0o640 });
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `paint it blue ${readThenEdit}`);
 
   const card = page.getByTestId('approval');
@@ -67,7 +60,7 @@ test('an edit shows its diff for approval, and approval writes it to disk', asyn
 test('denying an edit leaves the file as it was, and the agent is told', async ({ page, myco, fake, work }) => {
   const file = path.join(work, 'notes.txt');
   fs.writeFileSync(file, 'name = box\ncolour = red\n');
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `paint it blue ${readThenEdit}`);
 
   const card = page.getByTestId('approval');
@@ -83,7 +76,7 @@ test('denying an edit leaves the file as it was, and the agent is told', async (
 });
 
 test('a long diff is folded, in the approval and on the page', async ({ page, myco, fake, work }) => {
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   const content = Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join('\\n') + '\\n';
   await send(page, `[[tool:write_file {"path":"sub/long.txt","content":"${content}"}]]`);
 

@@ -1,33 +1,26 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 
 // What the tab says about a call, a steer or a goal stays true once it
 // has changed (issue 20, items 5 and 7): an approved command says it is
 // running, a steer's hint goes when the steer goes in, a goal's hint says
 // how the goal ended.
 
-async function openSession(page, myco, fake, doc = {}) {
+async function openNew(page, myco, fake, doc = {}) {
   myco.useModels(fake.url, {});
   const id = myco.writeSession({ title: 'Hints', ...doc });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 test('an approved command says it is running, in this tab and another', async ({ page, context, myco, fake }) => {
   // The command runs until the test lets it end: its run is observed
   // while it lasts, not raced.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-hints-'));
-  const id = await openSession(page, myco, fake, { cwd: dir });
+  const id = await openNew(page, myco, fake, { cwd: dir });
   await send(page, '[[tool:bash {"command":"echo started; while [ ! -e release ]; do sleep 0.05; done; echo released"}]]');
   const approval = page.getByTestId('approval');
   await expect(approval).toBeVisible({ timeout: 30_000 });
@@ -56,7 +49,7 @@ test('an approved command says it is running, in this tab and another', async ({
 });
 
 test('a steer hint goes once the steer is in, and is not back after a reload', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo round-one"}]]');
   const approval = page.getByTestId('approval');
   await expect(approval).toBeVisible({ timeout: 30_000 });
@@ -85,7 +78,7 @@ for (const [end, last, said] of [
   ['off', 'working', /turn 2 of 2, off/],
 ] as const) {
   test(`a goal's hint says it is ${end} once it is`, async ({ page, myco, fake }) => {
-    await openSession(page, myco, fake);
+    await openNew(page, myco, fake);
     // A turn that waits for its approval holds the goal back (its first
     // turn starts after the running one) while /goal is asked.
     await send(page, '[[tool:bash {"command":"echo hold"}]]');
@@ -106,7 +99,7 @@ for (const [end, last, said] of [
 }
 
 test("the hint /goal leaves does not say running once the goal is done", async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, '/goal --turns 4 tidy up [[goal: done all tidy]]');
   const hint = page.locator('[data-composer-note]');
   await expect(hint).toContainText('Goal: tidy up');

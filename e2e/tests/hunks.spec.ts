@@ -1,4 +1,4 @@
-import { test as base, expect } from '../fixtures';
+import { test as base, expect, send, openSession } from '../fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,19 +18,12 @@ const test = base.extend<{ work: string }>({
 
 const shots = '/tmp/shots-hunks';
 
-async function openSession(page, myco, fake, cwd: string) {
+async function openNew(page, myco, fake, cwd: string) {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Hunks', cwd });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 // twenty lines; the edit changes line 2 and line 18: two hunks.
@@ -48,7 +41,7 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
     await page.setViewportSize(viewport);
     const file = path.join(work, 'rows.txt');
     fs.writeFileSync(file, original);
-    await openSession(page, myco, fake, work);
+    await openNew(page, myco, fake, work);
     await send(page, `fix two rows ${readThenEdit}`);
 
     const card = page.getByTestId('approval');
@@ -109,7 +102,7 @@ for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 
 test('rejecting every hunk is a denial', async ({ page, myco, fake, work }) => {
   const file = path.join(work, 'rows.txt');
   fs.writeFileSync(file, original);
-  await openSession(page, myco, fake, work);
+  await openNew(page, myco, fake, work);
   await send(page, `fix two rows ${readThenEdit}`);
 
   const card = page.getByTestId('approval');

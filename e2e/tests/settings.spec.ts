@@ -1,16 +1,10 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send } from '../fixtures';
 import fs from 'node:fs';
 import path from 'node:path';
 
 // The Settings page writes settings.json and the running myco applies it
 // to the next turn, without a restart; an edit of the file by hand is
 // picked up too, and a broken file says so on every page until fixed.
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
 
 test('a change on the Settings page applies to the next turn, without a restart', async ({ page, context, myco, fake }) => {
   myco.useModels(fake.url, { models: { 'anthropic/fake-model': { context_window: 100000, auto_compact_at: 50000 } } });

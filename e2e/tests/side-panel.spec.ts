@@ -1,16 +1,10 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send } from '../fixtures';
 import type { Page } from '@playwright/test';
 
 // The session page's side panel (issue 20, items 3 and 4): the agent's
 // checklist shows as the agent writes it and after a reload, and the
 // steering chip sits outside the facts grid, so the model's name stays one
 // line and nothing is cut off, on a desktop and on a phone.
-
-async function send(page: Page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
 
 test('the todo checklist shows as the agent writes it, and after a reload', async ({ page, myco, fake }) => {
   myco.useModels(fake.url, { todo: true });

@@ -1,4 +1,4 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 
 // A model that stops answering is noticed: after stream_idle_timeout
 // without a byte the stream counts as broken, each retry is shown, and the
@@ -6,23 +6,16 @@ import { test, expect } from '../fixtures';
 // that came. Before, the tab said "thinking" for as long as the provider
 // kept the connection open.
 
-async function openSession(page, myco, fake) {
+async function openNew(page, myco, fake) {
   myco.useModels(fake.url, { stream_idle_timeout: 1 });
   const id = myco.writeSession({ title: 'Silent' });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
 }
 
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
-
 test('a model that goes silent mid-answer is retried, then fails saying it stopped answering', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, 'tell me [[text:8]] [[silent]]');
   const chip = page.getByTestId('turn-status');
   await expect(chip).toHaveAttribute('data-status', 'retrying', { timeout: 30_000 });
@@ -37,7 +30,7 @@ test('a model that goes silent mid-answer is retried, then fails saying it stopp
 });
 
 test('a model that never sends its headers once is retried, and the retry answers', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   await send(page, '[[say:Here at last.]] [[hang:1]]');
   await expect(page.locator('.message.assistant').last()).toContainText('Here at last.', { timeout: 30_000 });
   await expect(page.getByTestId('message-error')).toHaveCount(0);

@@ -1,28 +1,21 @@
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 
 // Steering a turn from the tab (issue 12): the Ctrl-K palette, /steer
 // while a tool round runs, a queued message edited before it starts.
 
-async function openSession(page, myco, fake) {
+async function openNew(page, myco, fake) {
   myco.useModels(fake.url, {});
   const id = myco.writeSession({ title: 'Steer' });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 const messages = (doc) => doc.threads.flatMap((t) => t.messages);
 const textOf = (m) => (m.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
 
 test('the palette finds a command by a fuzzy match and runs it', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   const palette = page.getByTestId('palette');
   await page.keyboard.press('Control+k');
   await expect(palette).toBeVisible();
@@ -55,7 +48,7 @@ test('the palette finds a command by a fuzzy match and runs it', async ({ page, 
 // at once leaves the draft as it was, one that needs an argument sets it
 // aside and puts it back once it has run.
 test('the palette keeps the draft', async ({ page, myco, fake }) => {
-  await openSession(page, myco, fake);
+  await openNew(page, myco, fake);
   const input = page.getByTestId('composer-input');
   const palette = page.getByTestId('palette');
   await input.fill('half a thought about the parser');
@@ -79,7 +72,7 @@ test('the palette keeps the draft', async ({ page, myco, fake }) => {
 });
 
 test('a steer sent mid-turn appears in the conversation where it went in', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo round-one"}]]');
   const approval = page.getByTestId('approval');
   await expect(approval).toBeVisible({ timeout: 30_000 });
@@ -97,7 +90,7 @@ test('a steer sent mid-turn appears in the conversation where it went in', async
 });
 
 test('a queued message is edited before it starts', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo hold"}]]');
   const approval = page.getByTestId('approval');
   await expect(approval).toBeVisible({ timeout: 30_000 });

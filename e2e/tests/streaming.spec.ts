@@ -1,5 +1,5 @@
 import { Page } from '@playwright/test';
-import { test, expect } from '../fixtures';
+import { test, expect, send } from '../fixtures';
 
 // An answer with a heading, a table and a code block first, then a long
 // paragraph that keeps it streaming: the blocks above are complete (a later
@@ -22,12 +22,6 @@ function answer(words: number): string {
     '',
     `The rest: ${tail} END.`,
   ].join('\n');
-}
-
-async function send(page: Page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 // blocksHTML is the markup of the rendered blocks of the message being

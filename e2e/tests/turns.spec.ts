@@ -1,31 +1,24 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test, expect } from '../fixtures';
+import { test, expect, send, openSession } from '../fixtures';
 
 // How a turn ends when something goes wrong around it: a failed answer
 // retried by the person, a session archived while its command runs.
 
-async function openSession(page, myco, fake, settings = {}, cwd?: string) {
+async function openNew(page, myco, fake, settings = {}, cwd?: string) {
   myco.useModels(fake.url, settings);
   const id = myco.writeSession({ title: 'Turns', cwd });
   await myco.start();
-  await page.goto(myco.link(`/s/${id}`));
-  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await openSession(page, myco, id);
   return id;
-}
-
-async function send(page, text: string) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
 }
 
 const messages = (doc) => doc.threads.flatMap((t) => t.messages);
 const textOf = (m) => (m.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
 
 test('retry after a failed turn shows the message once, the earlier answer folded', async ({ page, myco, fake }) => {
-  const id = await openSession(page, myco, fake);
+  const id = await openNew(page, myco, fake);
   // Every attempt of the turn itself (the first and its two retries) is cut
   // after half its text; the person's /retry is the fourth and succeeds.
   const asked = 'Tell me about the parser [[text:20]] [[fault:cutx3]]';
@@ -90,7 +83,7 @@ test('retry after a failed turn shows the message once, the earlier answer folde
 test('archiving during a running command lets it finish, and its output is in the session when restored', async ({ page, myco, fake }) => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-e2e-work-'));
   try {
-    const id = await openSession(page, myco, fake, { approvals: { bash: 'allow' } }, work);
+    const id = await openNew(page, myco, fake, { approvals: { bash: 'allow' } }, work);
     await send(page, 'run it [[tool:bash {"command":"sleep 2; echo finished-ok"}]]');
     await expect(page.locator('[data-testid="tool-call"][data-tool="bash"][data-running]')).toHaveCount(1);
 
