@@ -39,7 +39,7 @@ import { forkMessage } from './lineage.js';
 import { initSettings } from './settings.js';
 import { initHighlight } from './highlight.js';
 import { initMessageKeys } from './messagekeys.js';
-import './copy.js';
+import { initCopy } from './copy.js';
 
 const body = document.body;
 
@@ -412,3 +412,4 @@ initChat();
 initCompaction();
 initSettings();
 initHighlight();
+initCopy();

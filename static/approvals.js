@@ -44,18 +44,18 @@ export function removeApproval(id) {
 
 // One listener for every card, present and to come: the cards are the
 // server's HTML, which carries no handlers.
-document.addEventListener('click', (e) => {
+function onDecide(e) {
   const b = e.target instanceof Element ? /** @type {HTMLButtonElement | null} */ (e.target.closest('button[data-decision]')) : null;
   const card = b?.closest('[data-testid="approval"]');
   if (card && approvalsBox()?.contains(card) && !b.disabled) decide(card, b.dataset.decision);
-});
+}
 
 // A hunk's toggle turned: the status says how many are now accepted.
-document.addEventListener('change', (e) => {
+function onHunkToggle(e) {
   const box = e.target instanceof HTMLInputElement && e.target.matches('[data-hunk-accept]') ? e.target : null;
   const card = box?.closest('[data-testid="approval"]');
   if (card && approvalsBox()?.contains(card)) showHunks(card);
-});
+}
 
 /** @param {Element} card */
 function hunkBoxes(card) {
@@ -172,4 +172,11 @@ export function syncApprovals(list) {
     if (!want.has(card.dataset.toolUseId)) card.remove();
   }
   for (const a of list || []) addApproval(a);
+}
+
+// initApprovals makes the cards' buttons and hunk toggles work, for
+// every card present and to come.
+export function initApprovals() {
+  document.addEventListener('click', onDecide);
+  document.addEventListener('change', onHunkToggle);
 }

@@ -23,7 +23,7 @@ import { beforeEvery, on, stream } from './stream.js';
 import { EV } from './events.js';
 import { initGoal, onGoal } from './goal.js';
 import { initUndo, markUndone } from './undo.js';
-import { clearPlanReady, onMode, onPlanReady, setMode } from './plan.js';
+import { clearPlanReady, initPlan, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
 import { initScroll, keepBottom } from './scroll.js';
@@ -43,7 +43,7 @@ import {
   settle,
 } from './conversation.js';
 import { onToolEnd, onToolOutput, onToolStart, syncRunning } from './tools.js';
-import { addApproval, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
+import { addApproval, initApprovals, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
 import { onBtwDelta, onBtwEnd, onBtwStart, onSteerQueue } from './steer.js';
@@ -170,6 +170,8 @@ export function initChat() {
   initGoal();
   initMentions();
   initUndo();
+  initApprovals();
+  initPlan();
   setRunning(false);
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);

@@ -82,10 +82,16 @@ async function copyMessage(button) {
   feedback(button, ok);
 }
 
-document.addEventListener('click', (e) => {
+function onCopyClick(e) {
   if (!(e.target instanceof Element)) return;
   const button = e.target.closest('[data-action="copy-message"]');
   if (button) copyMessage(button);
   const code = e.target.closest('.code-block .code-copy');
   if (code) copyCode(code);
-});
+}
+
+// initCopy makes every Copy button of the page work (a message's, a
+// code block's), present and to come.
+export function initCopy() {
+  document.addEventListener('click', onCopyClick);
+}

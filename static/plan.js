@@ -103,7 +103,7 @@ function toggle() {
 
 // The controls work from the page's first paint: one listener on the
 // document, since the card comes and goes.
-document.addEventListener('click', (e) => {
+function onPlanClick(e) {
   const t = e.target instanceof Element ? e.target.closest('[data-plan-toggle], [data-plan-action]') : null;
   if (!(t instanceof HTMLElement)) return;
   if (t.hasAttribute('data-plan-toggle')) {
@@ -123,15 +123,21 @@ document.addEventListener('click', (e) => {
     // so a reload does not bring it back.
     switchMode('plan').catch((err) => showError(`The mode could not change: ${err.message}`));
   }
-});
+}
 
 // Alt+P (Option+P on a Mac) in the message box toggles the mode. Not
 // Shift+Tab, which a browser uses to move focus back: taking it trapped
 // focus in the message box and flipped the mode by habit. e.code, since
 // Option+P types a character (π) on a Mac.
-document.addEventListener('keydown', (e) => {
+function onModeKey(e) {
   if (e.code !== 'KeyP' || !e.altKey || e.shiftKey || e.ctrlKey || e.metaKey) return;
   if (!input || e.target !== input || !controls()) return;
   e.preventDefault();
   toggle();
-});
+}
+
+// initPlan makes the plan controls and Alt+P work.
+export function initPlan() {
+  document.addEventListener('click', onPlanClick);
+  document.addEventListener('keydown', onModeKey);
+}

@@ -12,8 +12,10 @@ test('/goal runs two turns and shows done', async ({ page, myco, fake }) => {
   await expect(bar).toBeHidden();
 
   const input = page.getByTestId('composer-input');
-  // The delay keeps each turn running long enough to be seen.
-  await input.fill('/goal --turns 5 tidy up [[goal: working first pass ;; done all tidy]] [[delay:250ms]]');
+  // The delay keeps each turn running long enough to be seen: the first
+  // turn's long note streams as a dozen pieces of tool input, about five
+  // seconds, so a loaded machine's checks end before the turn does.
+  await input.fill('/goal --turns 5 tidy up [[goal: working first pass over the whole tree, folder by folder, file by file, then a second turn ;; done all tidy]] [[delay:400ms]]');
   await input.press('Enter');
 
   await expect(bar).toBeVisible();
