@@ -63,3 +63,32 @@ func TestForkTitledFromItsOwnTurn(t *testing.T) {
 		t.Errorf("fork title %q, want one from its own first exchange", got)
 	}
 }
+
+// A fork compacted before its first turn carries messages of its parent
+// into its new thread: they are still not the fork's own, and its title
+// comes from what the person wrote in it.
+func TestCompactedForkTitledFromItsOwnTurn(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	parent := cs.create("")
+	st := cs.stream(t, parent.ID)
+	wantStatus(t, cs.send(parent.ID, "hello [[title:Parent things]]"), http.StatusAccepted)
+	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != "Parent things" {
+		t.Fatalf("parent title %q", got)
+	}
+	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
+	wantStatus(t, resp, http.StatusCreated)
+	fork := decode[struct{ ID string }](t, resp)
+	fst := cs.stream(t, fork.ID)
+	wantStatus(t, cs.do("POST", "/api/sessions/"+fork.ID+"/compact", strings.NewReader("{}")), http.StatusOK)
+	doc, err := cs.sessions.Load(fork.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Threads) != 2 || doc.Threads[1].Carried == 0 {
+		t.Fatalf("the fork's compaction carried nothing (%d threads): the test needs carried messages", len(doc.Threads))
+	}
+	wantStatus(t, cs.send(fork.ID, "rename the parser module"), http.StatusAccepted)
+	if got, _ := data(t, nextEvent(t, fst.events, "title"))["title"].(string); !strings.Contains(got, "rename the parser") {
+		t.Errorf("fork title %q, want one from its own first exchange", got)
+	}
+}

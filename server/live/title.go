@@ -64,14 +64,22 @@ const maxTitleExcerpt = 2000
 
 // firstExchange is what the title model reads: the session's first
 // messages, or for a fork the first ones after the fork point, so a fork
-// is named for what is new in it and not after its parent's start.
+// is named for what is new in it and not after its parent's start. A
+// thread made by compaction begins with messages carried from the thread
+// before; they were read there (or, in a fork, are the parent's), so only
+// each thread's own messages count.
 func firstExchange(d *session.Document) string {
 	var b strings.Builder
 	skipping := d.Parent != nil && d.Parent.Message != ""
-	for _, t := range d.Threads {
-		for _, m := range t.Messages {
+	for i := range d.Threads {
+		t := &d.Threads[i]
+		carried := len(t.Messages) - len(t.Own())
+		for j, m := range t.Messages {
 			if skipping {
 				skipping = m.ID != d.Parent.Message
+				continue
+			}
+			if j < carried {
 				continue
 			}
 			for _, bl := range m.Content {
