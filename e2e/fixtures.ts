@@ -249,9 +249,16 @@ export class FakeLLM {
 }
 
 export const test = base.extend<{ myco: Myco; fake: FakeLLM }>({
-  myco: async ({}, use) => {
+  myco: async ({}, use, testInfo) => {
     const m = new Myco();
     await use(m);
+    // A failed test says what myco wrote and whether it was still running:
+    // a server that died mid-test shows only as "connection refused".
+    if (testInfo.status !== testInfo.expectedStatus && m.proc) {
+      const exit = m.proc.exitCode !== null || m.proc.signalCode !== null ? `exited (code ${m.proc.exitCode}, signal ${m.proc.signalCode})` : 'still running';
+      await testInfo.attach('myco stderr', { body: `myco ${exit}\n\n${m.stderr}`, contentType: 'text/plain' });
+      console.error(`myco ${exit}; its stderr:\n${m.stderr.slice(-4000)}`);
+    }
     await m.stop();
     m.cleanup();
   },

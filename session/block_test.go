@@ -1,8 +1,11 @@
 package session_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 
 	"myco/session"
@@ -57,8 +60,9 @@ func TestUsageByModel(t *testing.T) {
 		name    string
 		threads []session.Thread
 		want    []session.ModelUsage
+		parent  *session.Parent // a fork's lineage
 	}{
-		{"nothing used", []session.Thread{{Messages: []session.Message{{Role: "user"}}}}, nil},
+		{"nothing used", []session.Thread{{Messages: []session.Message{{Role: "user"}}}}, nil, nil},
 		{
 			"one model, cache figures kept",
 			[]session.Thread{{Messages: []session.Message{
@@ -67,6 +71,7 @@ func TestUsageByModel(t *testing.T) {
 				{Role: "assistant", Model: sonnet, Usage: u(1, 2, 130, 0)},
 			}}},
 			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 11, OutputTokens: 7, CacheReadInputTokens: 230, CacheCreationInputTokens: 20}}},
+			nil,
 		},
 		{
 			"each answer counts for its own model, sorted by model",
@@ -80,6 +85,7 @@ func TestUsageByModel(t *testing.T) {
 				{Model: haiku, Usage: session.Usage{InputTokens: 3, OutputTokens: 1}},
 				{Model: sonnet, Usage: session.Usage{InputTokens: 10, OutputTokens: 5}},
 			},
+			nil,
 		},
 		{
 			"carried messages count once",
@@ -91,16 +97,65 @@ func TestUsageByModel(t *testing.T) {
 				}},
 			},
 			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 105, OutputTokens: 11}}},
+			nil,
+		},
+		{
+			"a fork counts only its own answers",
+			[]session.Thread{
+				{Messages: []session.Message{{ID: "a0", Role: "assistant", Model: sonnet, Usage: u(1000, 100, 0, 0)}}},
+				{CompactedFrom: new(int), Messages: []session.Message{
+					{ID: "u1", Role: "user"},
+					{ID: "a1", Role: "assistant", Model: sonnet, Usage: u(100, 10, 0, 0)},
+					{ID: "u2", Role: "user"}, // the fork point: the last message the fork kept
+					{ID: "a2", Role: "assistant", Model: sonnet, Usage: u(5, 1, 0, 0)},
+				}},
+				{CompactedFrom: func() *int { i := 1; return &i }(), Carried: 1, Messages: []session.Message{
+					{ID: "a2", Role: "assistant", Model: sonnet, Usage: u(5, 1, 0, 0)},
+					{ID: "a3", Role: "assistant", Model: sonnet, Usage: u(7, 2, 0, 0)},
+				}},
+			},
+			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 12, OutputTokens: 3}}},
+			&session.Parent{Session: "p", Thread: 1, Message: "u2"},
+		},
+		{
+			"a fork that kept none of the fork thread's messages",
+			[]session.Thread{
+				{Messages: []session.Message{{ID: "a0", Role: "assistant", Model: sonnet, Usage: u(1000, 100, 0, 0)}}},
+				{Messages: []session.Message{{ID: "a1", Role: "assistant", Model: sonnet, Usage: u(4, 4, 0, 0)}}},
+			},
+			[]session.ModelUsage{{Model: sonnet, Usage: session.Usage{InputTokens: 4, OutputTokens: 4}}},
+			&session.Parent{Session: "p", Thread: 1},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := &session.Document{Threads: tt.threads}
+			doc := &session.Document{Threads: tt.threads, Parent: tt.parent}
 			if diff := cmp.Diff(tt.want, doc.UsageByModel()); diff != "" {
 				t.Errorf("UsageByModel() (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.want, doc.Summarize().Usage); diff != "" {
 				t.Errorf("Summarize().Usage (-want +got):\n%s", diff)
+			}
+			// The listing reads the file with its own decoder: the same sums.
+			dir := t.TempDir()
+			st, err := session.Open(dir, session.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc.Schema, doc.ID, doc.Title = session.Schema, "01a2353e-c5c1-7190-955f-adff282ebae0", "usage"
+			b, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, doc.ID+".json"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sums, err := st.List(session.ListOptions{})
+			if err != nil || len(sums) != 1 {
+				t.Fatalf("List = %v, %v", sums, err)
+			}
+			if diff := cmp.Diff(tt.want, sums[0].Usage); diff != "" {
+				t.Errorf("the listing's usage (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -65,6 +65,9 @@ func Encode(doc *Document) ([]byte, error) {
 // thread: each message is decoded, counted and dropped.
 func scanSummary(r io.Reader, path, wantID string) (Summary, error) {
 	var d summaryDoc
+	// A fork's threads are counted knowing its fork point: a document
+	// myco writes has "parent" before "threads", so it is read by then.
+	d.Threads.parent = &d.Parent
 	err := json.UnmarshalRead(r, &d)
 	if err == nil {
 		err = check(&d.Document, wantID)
@@ -93,6 +96,9 @@ type threadCounter struct {
 	threads, messages int
 	last              answerState
 	usage             usageCounter
+	// parent is the document's lineage as decoded so far: a fork counts
+	// only the usage it did not inherit (Document.UsageByModel).
+	parent **Parent
 }
 
 // answerState is how the latest answer seen so far ended.
@@ -110,6 +116,15 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			Thread
 			Messages messageCounter `json:"messages"`
 		}
+		var p *Parent
+		if c.parent != nil {
+			p = *c.parent
+		}
+		i := c.threads
+		t.Messages.forkAt = -1
+		if p != nil && i == p.Thread {
+			t.Messages.wanted = p.Message
+		}
 		err := json.UnmarshalDecode(dec, &t)
 		c.threads++
 		c.messages += t.Messages.n
@@ -118,7 +133,7 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		}
 		// Only the usage is kept of each message: Carried is known once
 		// the whole thread is read, whatever the order of its members.
-		c.usage.thread(t.CompactedFrom, t.Carried, t.Messages.n, t.Messages.at)
+		c.usage.thread(t.CompactedFrom, t.Carried, inheritedIn(p, i, t.Messages.n, t.Messages.forkAt), t.Messages.n, t.Messages.at)
 		return err
 	})
 }
@@ -126,6 +141,10 @@ func (c *threadCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type messageCounter struct {
 	n    int
 	last answerState
+	// wanted is the ID of a fork's fork point when this is its thread;
+	// forkAt becomes its index (-1 until found).
+	wanted string
+	forkAt int
 	// usage holds the model and usage of each message that has usage,
 	// by its index in the thread.
 	usage map[int]modelUsage
@@ -147,6 +166,9 @@ func (mc *messageCounter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		var m Message
 		mc.n++
 		err := json.UnmarshalDecode(dec, &m)
+		if mc.wanted != "" && m.ID == mc.wanted {
+			mc.forkAt = mc.n - 1
+		}
 		if m.Usage != nil {
 			if mc.usage == nil {
 				mc.usage = map[int]modelUsage{}

@@ -302,15 +302,36 @@ type ModelUsage struct {
 // by the model that gave it, sorted by model. A message carried into a
 // successor thread by compaction (the first Carried messages of a thread
 // made by compaction) appears in both threads and is counted once, in the
-// thread it was written in.
+// thread it was written in. A fork counts only what it answered itself:
+// the answers it inherited were its parent's spend, and counted there.
 func (d *Document) UsageByModel() []ModelUsage {
 	var c usageCounter
 	for i := range d.Threads {
-		for _, m := range d.Threads[i].Own() {
-			c.add(m.Model, m.Usage)
+		t := &d.Threads[i]
+		forkAt := -1
+		if p := d.Parent; p != nil && i == p.Thread {
+			forkAt = slices.IndexFunc(t.Messages, func(m Message) bool { return m.ID == p.Message })
 		}
+		c.thread(t.CompactedFrom, t.Carried, inheritedIn(d.Parent, i, len(t.Messages), forkAt), len(t.Messages), func(j int) (string, *Usage) {
+			return t.Messages[j].Model, t.Messages[j].Usage
+		})
 	}
 	return c.byModel()
+}
+
+// inheritedIn is how many of the n messages of thread i a fork took from
+// its parent (0 for a session that is no fork): every message of the
+// threads before the fork point's, and that thread's up to the fork
+// point, at index forkAt (-1: the thread kept none of its parent's, as
+// Parent.Message says when it is empty).
+func inheritedIn(p *Parent, i, n, forkAt int) int {
+	switch {
+	case p == nil || i > p.Thread:
+		return 0
+	case i < p.Thread:
+		return n
+	}
+	return forkAt + 1
 }
 
 // SumByModel adds up the usage of msgs by the model that gave it, sorted
@@ -329,12 +350,13 @@ func SumByModel(msgs []Message) []ModelUsage {
 // is made again after every message).
 type usageCounter struct{ sums []ModelUsage }
 
-// thread counts the n messages of one thread but those carried into it;
-// at says the model and usage of message i.
-func (c *usageCounter) thread(compactedFrom *int, carried, n int, at func(i int) (string, *Usage)) {
-	from := 0
+// thread counts the n messages of one thread but those carried into it
+// and the first inherited (a fork's, inheritedIn); at says the model and
+// usage of message i.
+func (c *usageCounter) thread(compactedFrom *int, carried, inherited, n int, at func(i int) (string, *Usage)) {
+	from := min(inherited, n)
 	if compactedFrom != nil {
-		from = min(carried, n)
+		from = max(from, min(carried, n))
 	}
 	for i := from; i < n; i++ {
 		c.add(at(i))

@@ -41,7 +41,10 @@ func (r *recorder) Publish(_ string, ev event.Event) {
 // next waits for the next event named name.
 func (r *recorder) next(t *testing.T, name string) published {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	// A bound that only turns a hang into a failure: a turn that scans a
+	// 50,001-file folder twice (TestTooLargeFolderSaysSo) took over 10 s
+	// under -race on a loaded machine.
+	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case ev := <-r.ch:
