@@ -93,7 +93,10 @@ test('reloading the tab mid-turn loses no text', async ({ page, myco, fake }) =>
   expect(answer.split(' ').length).toBeGreaterThan(500);
   await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
   const words = answer.replace(/\s+/g, ' ').trim();
-  await expect(lastAgentMessage(page)).toContainText(words.slice(-200));
+  // The page catches up from its snapshot and the events after it; on a
+  // loaded machine (or a -race build) that can take longer than the
+  // default wait.
+  await expect(lastAgentMessage(page)).toContainText(words.slice(-200), { timeout: 30_000 });
   await expect(lastAgentMessage(page)).toContainText(words.slice(0, 200));
 });
 
