@@ -307,16 +307,25 @@ type ModelUsage struct {
 func (d *Document) UsageByModel() []ModelUsage {
 	var c usageCounter
 	for i := range d.Threads {
-		t := &d.Threads[i]
-		forkAt := -1
-		if p := d.Parent; p != nil && i == p.Thread {
-			forkAt = slices.IndexFunc(t.Messages, func(m Message) bool { return m.ID == p.Message })
+		for _, m := range d.Written(i) {
+			c.add(m.Model, m.Usage)
 		}
-		c.thread(t.CompactedFrom, t.Carried, inheritedIn(d.Parent, i, len(t.Messages), forkAt), len(t.Messages), func(j int) (string, *Usage) {
-			return t.Messages[j].Model, t.Messages[j].Usage
-		})
 	}
 	return c.byModel()
+}
+
+// Written is the messages of thread i that this session wrote: neither
+// carried into the thread by compaction (Thread.Own) nor, in a fork,
+// inherited from its parent (inheritedIn). What the session spent and
+// what is new in it are read from these.
+func (d *Document) Written(i int) []Message {
+	t := &d.Threads[i]
+	forkAt := -1
+	if p := d.Parent; p != nil && i == p.Thread {
+		forkAt = slices.IndexFunc(t.Messages, func(m Message) bool { return m.ID == p.Message })
+	}
+	from := max(len(t.Messages)-len(t.Own()), inheritedIn(d.Parent, i, len(t.Messages), forkAt))
+	return t.Messages[min(from, len(t.Messages)):]
 }
 
 // inheritedIn is how many of the n messages of thread i a fork took from

@@ -67,21 +67,11 @@ const maxTitleExcerpt = 2000
 // is named for what is new in it and not after its parent's start. A
 // thread made by compaction begins with messages carried from the thread
 // before; they were read there (or, in a fork, are the parent's), so only
-// each thread's own messages count.
+// what each thread wrote counts (Document.Written).
 func firstExchange(d *session.Document) string {
 	var b strings.Builder
-	skipping := d.Parent != nil && d.Parent.Message != ""
 	for i := range d.Threads {
-		t := &d.Threads[i]
-		carried := len(t.Messages) - len(t.Own())
-		for j, m := range t.Messages {
-			if skipping {
-				skipping = m.ID != d.Parent.Message
-				continue
-			}
-			if j < carried {
-				continue
-			}
+		for _, m := range d.Written(i) {
 			for _, bl := range m.Content {
 				if bl.Type == session.BlockText {
 					b.WriteString(m.Role + ": " + bl.Text + "\n")
