@@ -367,7 +367,7 @@ func TestReconnectMidTurnGetsPartial(t *testing.T) {
 	go readEvents(t, resp.Body, second)
 	snap := data(t, nextEvent(t, second, "snapshot"))
 	p, _ := snap["partial"].(map[string]any)
-	if p == nil || snap["status"] != "thinking" || p["text"] == "" {
+	if p == nil || snap["status"] != "writing" || p["text"] == "" || !strings.Contains(snap["status_html"].(string), ">Writing…</span>") {
 		t.Fatalf("snapshot mid-turn %v", snap)
 	}
 	text := p["text"].(string)

@@ -12,6 +12,7 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"myco/server/event"
+	"myco/web"
 )
 
 // Hub fans each session's events out to the tabs that stream them.
@@ -149,6 +150,12 @@ func (h *Hub) stream(id string) *publisher {
 // the network. Every event of a session passes here, tabs or not, so the
 // hub always knows the streaming message a snapshot must carry.
 func (h *Hub) Publish(id string, ev event.Event) {
+	if st, ok := ev.(event.Status); ok {
+		// One place renders the chip for every status published, whoever
+		// publishes it (the live session, the watcher of other processes).
+		st.HTML = web.StatusChipHTML(st.Status, st.Detail)
+		ev = st
+	}
 	h.stream(id).enqueue(ev)
 	if h.observe != nil {
 		h.observe(id, ev)

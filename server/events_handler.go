@@ -15,6 +15,7 @@ import (
 
 	"myco/server/event"
 	"myco/session"
+	"myco/web"
 )
 
 // Status of a session as the snapshot reports it.
@@ -112,6 +113,7 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, id string) error {
 		// the live session's may already hold deltas and output the tab is
 		// about to get as events.
 		snap.Seq, snap.Partial, snap.Running = seq, partial, running
+		snap.StatusHTML = web.StatusChipHTML(snap.Status, snap.Detail)
 		return snap, nil
 	})
 }

@@ -162,6 +162,9 @@ func (s *Server) sessionPage(c echo.Context) error {
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
 	opts.NotificationsOff = !st.Notifies()
 	opts.Steering = steeringOf(st).View(doc, s.defaultModel()).Chip
+	if ls, ok := s.live.Get(id); ok && !archived {
+		opts.Status = web.NewStatusView(ls.State())
+	}
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err
 	}

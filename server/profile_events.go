@@ -95,7 +95,7 @@ func (f *feed) wake() {
 // status (in this process) is live, and whose latest answer failed.
 func listStatus(liveStatus string, failed bool) string {
 	switch liveStatus {
-	case live.StatusThinking, live.StatusTool, live.StatusRetrying, live.StatusCompacting, live.StatusStopping:
+	case live.StatusThinking, live.StatusWriting, live.StatusTool, live.StatusRetrying, live.StatusCompacting, live.StatusStopping:
 		return event.ListRunning
 	case live.StatusApproval:
 		return event.ListWaiting

@@ -33,6 +33,7 @@ import (
 	"myco/server"
 	"myco/server/llm"
 	"myco/session"
+	"myco/web"
 )
 
 // Kinds of model call, as the gate tells them apart.
@@ -510,7 +511,7 @@ func TestTransitionSubmit(t *testing.T) {
 	wantStatus(t, resp, http.StatusAccepted)
 	turn := decode[map[string]string](t, resp)["turn"]
 	evs := untilStatus(st, "idle")
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "message.end:assistant", "turn.end:end_turn", "status:idle")
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:writing", "message.end:assistant", "turn.end:end_turn", "status:idle")
 	started := oneTurnAtATime(t, evs)
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
@@ -552,7 +553,7 @@ func TestTransitionRetry(t *testing.T) {
 	evs := untilStatus(st, "idle")
 	// The replaced answer is sent again as it now stands (marked), then
 	// the retry's turn runs.
-	wantTrace(t, evs, "message.end:assistant", "turn.start", "status:thinking", "message.end:assistant", "turn.end:end_turn", "status:idle")
+	wantTrace(t, evs, "message.end:assistant", "turn.start", "status:thinking", "status:writing", "message.end:assistant", "turn.end:end_turn", "status:idle")
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
 	msgs := doc.Threads[0].Messages
@@ -584,8 +585,8 @@ func TestTransitionTool(t *testing.T) {
 	st := e.stream(t, s.ID)
 	wantStatus(t, e.send(s.ID, `[[tool:bash {"command":"echo tool-ran"}]]`), http.StatusAccepted)
 	evs := untilStatus(st, "idle")
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "message.end:assistant",
-		"tool.start", "status:tool", "tool.end", "message.end:user", "status:thinking", "message.end:assistant",
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:writing", "message.end:assistant",
+		"tool.start", "status:tool", "tool.end", "message.end:user", "status:thinking", "status:writing", "message.end:assistant",
 		"turn.end:end_turn", "status:idle")
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
@@ -623,7 +624,7 @@ func TestTransitionApproval(t *testing.T) {
 			wantStatus(t, e.send(s.ID, `[[tool:bash {"command":"echo approved-ran"}]]`), http.StatusAccepted)
 			evs := st.until("tool.approval")
 			before := trace(t, evs)
-			if want := []string{"message.end:user", "turn.start", "status:thinking", "message.end:assistant", "tool.start", "status:approval", "tool.approval"}; !slices.Equal(before, want) {
+			if want := []string{"message.end:user", "turn.start", "status:thinking", "status:writing", "message.end:assistant", "tool.start", "status:approval", "tool.approval"}; !slices.Equal(before, want) {
 				t.Errorf("before the decision:\n got  %v\n want %v", before, want)
 			}
 			id := data(t, evs[len(evs)-1])["tool_use_id"].(string)
@@ -651,7 +652,7 @@ func TestTransitionRetrying(t *testing.T) {
 	st := e.stream(t, s.ID)
 	wantStatus(t, e.send(s.ID, "[[fault:529x1]] [[say:made it]]"), http.StatusAccepted)
 	evs := untilStatus(st, "idle")
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "message.discard", "status:retrying", "status:thinking",
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "message.discard", "status:retrying", "status:thinking", "status:writing",
 		"message.end:assistant", "turn.end:end_turn", "status:idle")
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
@@ -672,11 +673,11 @@ func TestTransitionMidTurnCompaction(t *testing.T) {
 	st := e.stream(t, s.ID)
 	wantStatus(t, e.send(s.ID, `[[steps: tool:bash {"command":"echo one"} ;; say:all done]] [[usage:in=6000,out=10]]`), http.StatusAccepted)
 	evs := untilStatus(st, "idle")
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "message.end:assistant",
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:writing", "message.end:assistant",
 		"tool.start", "status:tool", "tool.end", "message.end:user",
 		"compaction.start", "status:compacting", "thread.new", "compaction.end:true",
 		"message.end:user", // the note that asks the agent to go on
-		"status:thinking", "message.end:assistant",
+		"status:thinking", "status:writing", "message.end:assistant",
 		"compaction.start", "status:compacting", "thread.new", "compaction.end:true",
 		"turn.end:end_turn", "status:idle")
 	oneTurnAtATime(t, evs)
@@ -1465,5 +1466,39 @@ func TestRaceRestoreAsTheTurnEnds(t *testing.T) {
 				t.Errorf("the restore answered 200, yet the files moved into the archive")
 			}
 		})
+	}
+}
+
+// TestPageRendersTurnState: a page loaded while a turn runs shows the
+// turn's state and the Stop button in its first paint, from the server,
+// and the status events carry the chip as the page renders it.
+func TestPageRendersTurnState(t *testing.T) {
+	e := newEngine(t, 10*time.Millisecond)
+	s := e.create("page state")
+	st := e.stream(t, s.ID)
+	h := e.gate.hold(callChat)
+	wantStatus(t, e.send(s.ID, "[[say:held]]"), http.StatusAccepted)
+	h.wait(t)
+	page := parseDoc(t, e.do("GET", "/s/"+s.ID, nil))
+	chip := page.Find(`[data-testid="turn-status"]`)
+	if got, _ := chip.Attr("data-status"); got != "thinking" || chip.Text() != "Thinking…" {
+		t.Errorf("chip mid-turn %q %q, want thinking", got, chip.Text())
+	}
+	if _, hidden := page.Find(`[data-testid="stop-button"]`).Attr("hidden"); hidden {
+		t.Error("Stop hidden on a page rendered mid-turn")
+	}
+	h.let()
+	for _, ev := range untilStatus(st, "idle") {
+		if ev.name != "status" {
+			continue
+		}
+		d := data(t, ev)
+		if want := web.StatusChipHTML(d["status"].(string), ""); d["html"] != want {
+			t.Errorf("status %v: html %q, want %q", d["status"], d["html"], want)
+		}
+	}
+	page = parseDoc(t, e.do("GET", "/s/"+s.ID, nil))
+	if got, _ := page.Find(`[data-testid="turn-status"]`).Attr("data-status"); got != "idle" {
+		t.Errorf("chip after the turn %q, want idle", got)
 	}
 }

@@ -28,7 +28,7 @@ import { initPanel } from './panel.js';
 import { initNotify } from './notify.js';
 import { initScroll, keepBottom } from './scroll.js';
 import { setModel } from './usage.js';
-import { onTurnStart, restingStatuses, setRunning, setStatus } from './status.js';
+import { busyIn, initStatus, onTurnStart, showStatus } from './status.js';
 import {
   applyPartial,
   flushDeltas,
@@ -53,11 +53,11 @@ import { initComposer, retryAnswer } from './send.js';
 const body = document.body;
 
 // endTurn clears what only a running turn has: streaming messages, calls
-// marked running or waiting, approval cards.
+// marked running or waiting, approval cards. The chip follows with the
+// server's status event (idle, or the next queued message's turn).
 function endTurn() {
   settle();
   syncApprovals([]);
-  setStatus('idle');
 }
 
 // onQueue shows the queue (the queued event, a snapshot's), as the server
@@ -75,12 +75,12 @@ let reconnected = false;
 async function onSnapshot(d) {
   if (!d) return;
   const first = snapshots++ === 0;
-  const busy = !restingStatuses.has(d.status || 'idle');
+  const busy = busyIn(d.status_html);
   // The page was rendered before the stream opened; a turn running in
   // between may have finished messages this page never saw.
   if (reconnected || (first && busy)) await resync(d);
   reconnected = false;
-  setStatus(d.status, d.detail);
+  showStatus(d.status_html);
   if (typeof d.model === 'string') setModel(d.model);
   if (d.partial) {
     applyPartial(d.partial);
@@ -105,7 +105,7 @@ async function onSnapshot(d) {
 const handlers = {
   [EV.snapshot]: onSnapshot,
   [EV.status]: (d) => {
-    setStatus(d?.status, d?.detail);
+    showStatus(d?.html);
     onApprovalStatus(d?.status);
   },
   [EV.turnStart]: () => (clearPlanReady(), onTurnStart()), // a new turn answers the plan card
@@ -172,7 +172,7 @@ export function initChat() {
   initUndo();
   initApprovals();
   initPlan();
-  setRunning(false);
+  initStatus();
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);
   initThinking();

@@ -19,7 +19,6 @@
 import { fetchFragment } from './http.js';
 import { el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
-import { markWriting } from './status.js';
 import { box, messageEl, setToolState, toolEl } from './thread.js';
 import { placeLine, placeLines } from './usage.js';
 import { showPartial, write as writeStreaming } from './streaming.js';
@@ -106,7 +105,6 @@ function queue(id, text, html, upto, live = null) {
 
 export function onDelta(d) {
   if (!d || typeof d.text !== 'string') return;
-  markWriting();
   if (frame) {
     queue(d.message, d.text, '', -1);
     return;

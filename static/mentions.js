@@ -10,7 +10,7 @@ import { showError } from './alerts.js';
 import { el, fragment } from './dom.js';
 import { keepBottom } from './scroll.js';
 import { box } from './thread.js';
-import { setRunning, setStatus, turnRunning } from './status.js';
+import { setRunning, turnRunning } from './status.js';
 
 /**
  * @typedef {{id: string, kind: string, from?: string, text: string, at?: string,
@@ -64,17 +64,15 @@ export function onNote(d) {
 }
 
 /** While a !command runs, the Stop button (shown for a turn otherwise)
- * stops it too; once it ends with no turn running, the chip says idle
- * again (a stop of a command alone brings no status event).
+ * stops it too, and hides again once it ends with no turn running (a
+ * command alone brings no status event: the chip stays as it was).
  * @param {boolean} on */
 function commandRunning(on) {
   if (on) {
     const stop = /** @type {HTMLElement | null} */ (document.querySelector('[data-composer] [data-stop]'));
     if (stop) stop.hidden = false;
   } else if (!turnRunning()) {
-    const chip = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="turn-status"]'));
-    if (chip?.dataset.status === 'stopping') setStatus('idle');
-    else setRunning(false);
+    setRunning(false);
   }
 }
 

@@ -14,7 +14,7 @@
 
 import { EV } from './events.js';
 import { on } from './stream.js';
-import { restingStatuses } from './status.js';
+import { busyIn } from './status.js';
 import { showError } from './alerts.js';
 
 const body = document.body;
@@ -193,7 +193,7 @@ export function initNotify(live) {
   document.addEventListener('visibilitychange', seen);
   if (!live) return;
   on(EV.snapshot, (d) => {
-    const busy = d && !restingStatuses.has(d.status || 'idle');
+    const busy = d && busyIn(d.status_html);
     if (busy && !busySince && started.size === 0) busySince = Date.now();
   });
   on(EV.turnStart, (d) => started.set(d?.turn || '', Date.now()));

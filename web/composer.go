@@ -16,12 +16,14 @@ type ComposerView struct {
 	Waiting []session.Note
 	// Queued is what waits for the running turn (queued.templ).
 	Queued []session.Queued
+	// Status is the turn's state as the page is rendered (status.go).
+	Status StatusView
 }
 
 // Composer returns the composer of the session page; only a writable page
 // renders it.
 func (v SessionView) Composer() ComposerView {
-	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting, Queued: v.Queued}
+	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting, Queued: v.Queued, Status: v.Status}
 }
 
 // MessagesURL is where a message is posted.

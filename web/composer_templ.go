@@ -95,7 +95,25 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"><div class=\"composer-bar\"><span class=\"turn-status\" data-testid=\"turn-status\" data-status=\"idle\" role=\"status\">Idle</span> <span class=\"stream-state\" data-stream-state hidden>Reconnecting…</span> <span class=\"composer-note\" data-composer-note role=\"status\"></span> <button type=\"button\" class=\"stop-button\" data-stop data-testid=\"stop-button\" hidden>Stop</button></div><div class=\"provider-help\" data-testid=\"provider-help\" role=\"note\" hidden><p class=\"provider-help-title\">No model provider is configured — <a href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"><div class=\"composer-bar\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = StatusChip(v.Status).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<span class=\"stream-state\" data-stream-state hidden>Reconnecting…</span> <span class=\"composer-note\" data-composer-note role=\"status\"></span> <button type=\"button\" class=\"stop-button\" data-stop data-testid=\"stop-button\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if !v.Status.Running() {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, " hidden")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, ">Stop</button></div><div class=\"provider-help\" data-testid=\"provider-help\" role=\"note\" hidden><p class=\"provider-help-title\">No model provider is configured — <a href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -108,7 +126,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\">set one up in Settings</a></p><p class=\"provider-help-text\" data-provider-help-text hidden></p></div><div class=\"approvals\" data-approvals aria-label=\"Waiting for your approval\"></div><div class=\"plan-ready-slot\" data-plan-ready-slot></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\">set one up in Settings</a></p><p class=\"provider-help-text\" data-provider-help-text hidden></p></div><div class=\"approvals\" data-approvals aria-label=\"Waiting for your approval\"></div><div class=\"plan-ready-slot\" data-plan-ready-slot></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,7 +142,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"composer-panel model-list\" data-testid=\"model-list\" data-model-list hidden></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"composer-panel model-list\" data-testid=\"model-list\" data-model-list hidden></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -132,7 +150,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<form class=\"composer-form\" data-composer-form><ul class=\"attachments\" data-attachments aria-label=\"Attached images\"></ul><div class=\"composer-box\"><label class=\"visually-hidden\" for=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<form class=\"composer-form\" data-composer-form><ul class=\"attachments\" data-attachments aria-label=\"Attached images\"></ul><div class=\"composer-box\"><label class=\"visually-hidden\" for=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -145,7 +163,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\">Message</label><textarea id=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\">Message</label><textarea id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -158,7 +176,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" name=\"text\" rows=\"1\" data-testid=\"composer-input\" placeholder=\"Message the agent — / for commands\" aria-describedby=\"composer-keys\" aria-autocomplete=\"list\" aria-controls=\"command-list\" enterkeyhint=\"send\" autocomplete=\"off\"></textarea><ul id=\"command-list\" class=\"command-list\" role=\"listbox\" aria-label=\"Commands\" hidden></ul><div class=\"composer-actions\"><input type=\"file\" class=\"image-input\" data-testid=\"image-input\" accept=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" name=\"text\" rows=\"1\" data-testid=\"composer-input\" placeholder=\"Message the agent — / for commands\" aria-describedby=\"composer-keys\" aria-autocomplete=\"list\" aria-controls=\"command-list\" enterkeyhint=\"send\" autocomplete=\"off\"></textarea><ul id=\"command-list\" class=\"command-list\" role=\"listbox\" aria-label=\"Commands\" hidden></ul><div class=\"composer-actions\"><input type=\"file\" class=\"image-input\" data-testid=\"image-input\" accept=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -171,7 +189,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" multiple hidden tabindex=\"-1\"> <button type=\"button\" class=\"image-button\" data-testid=\"image-button\" title=\"Attach images — or paste them, or drop them here\"><span class=\"image-icon\" aria-hidden=\"true\"></span> <span class=\"visually-hidden\">Attach images</span></button> <button type=\"submit\" class=\"send-button\" data-testid=\"send-button\">Send</button></div></div><p class=\"composer-keys\" id=\"composer-keys\"><kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>/</kbd> commands · <kbd>Esc</kbd> stop the turn · <kbd data-key-ctrl>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>O</kbd> new session</p></form></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" multiple hidden tabindex=\"-1\"> <button type=\"button\" class=\"image-button\" data-testid=\"image-button\" title=\"Attach images — or paste them, or drop them here\"><span class=\"image-icon\" aria-hidden=\"true\"></span> <span class=\"visually-hidden\">Attach images</span></button> <button type=\"submit\" class=\"send-button\" data-testid=\"send-button\">Send</button></div></div><p class=\"composer-keys\" id=\"composer-keys\"><kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>/</kbd> commands · <kbd>Esc</kbd> stop the turn · <kbd data-key-ctrl>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>O</kbd> new session</p></form></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -198,12 +216,12 @@ func commandHelp() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div class=\"composer-panel command-help\" data-testid=\"command-help\" data-command-help hidden><div class=\"panel-head\"><h2>Commands</h2><button type=\"button\" class=\"panel-close\" data-close-panel aria-label=\"Close the list of commands\">×</button></div><dl class=\"commands\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<div class=\"composer-panel command-help\" data-testid=\"command-help\" data-command-help hidden><div class=\"panel-head\"><h2>Commands</h2><button type=\"button\" class=\"panel-close\" data-close-panel aria-label=\"Close the list of commands\">×</button></div><dl class=\"commands\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		for _, c := range Commands {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div class=\"command\" data-command=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<div class=\"command\" data-command=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -216,7 +234,7 @@ func commandHelp() templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" data-args=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" data-args=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -229,7 +247,7 @@ func commandHelp() templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\"><dt><code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\"><dt><code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -242,7 +260,7 @@ func commandHelp() templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</code></dt><dd>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</code></dt><dd>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -255,12 +273,12 @@ func commandHelp() templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</dd></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</dd></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</dl><p class=\"panel-note\">Start a message with <code>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</dl><p class=\"panel-note\">Start a message with <code>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -273,7 +291,7 @@ func commandHelp() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</code> to send it with one leading slash rather than run a command.</p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</code> to send it with one leading slash rather than run a command.</p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -35,6 +35,9 @@ type SessionViewOptions struct {
 	Lineage Lineage
 	// Price figures the costs shown; nil shows "price unknown".
 	Price Pricer
+	// Status is the live session's state (server/live) as the page is
+	// rendered; zero is idle.
+	Status StatusView
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -135,6 +138,8 @@ type SessionView struct {
 	// Queued is what waits in the queue for the running turn, listed
 	// above the composer.
 	Queued []session.Queued
+	// Status is the turn's state, shown in the chip above the composer.
+	Status StatusView
 }
 
 // PanelView is what the side panel shows that can change while the page is
@@ -418,6 +423,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Goal:             doc.Goal,
 		Mode:             doc.Mode,
 		Todo:             doc.Todo,
+		Status:           NewStatusView(opts.Status.Status, opts.Status.Detail),
 	}
 	if doc.Title == "" {
 		// A fork is named by the title recorded at the fork, as the

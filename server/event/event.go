@@ -53,6 +53,7 @@ type Snapshot struct {
 	Seq          int64          `json:"seq,omitzero"`
 	Status       string         `json:"status"`
 	Detail       string         `json:"detail,omitempty"`
+	StatusHTML   string         `json:"status_html,omitempty"` // the chip, as Status's html
 	Title        string         `json:"title"`
 	Model        string         `json:"model"`
 	Turn         string         `json:"turn,omitempty"`
@@ -153,6 +154,9 @@ type LockRef struct {
 type Status struct {
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
+	// HTML is the status chip as the page renders it (web.StatusChip),
+	// filled by the hub as the event is published.
+	HTML string `json:"html,omitempty"`
 }
 
 // Title is the session's new title.

@@ -155,6 +155,14 @@ func (s *Session) idleFor(now time.Time) time.Duration {
 // Snapshot is the live state a (re)connecting tab starts from.
 type Snapshot = event.Snapshot
 
+// State is the session's status and its detail now (state.go), as a
+// page rendered now shows it.
+func (s *Session) State() (status, detail string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status, s.detail
+}
+
 // Snapshot returns the live state.
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()

@@ -15,6 +15,7 @@ import (
 const (
 	StatusIdle       = "idle"
 	StatusThinking   = "thinking"
+	StatusWriting    = "writing"
 	StatusTool       = "tool"
 	StatusApproval   = "approval"
 	StatusRetrying   = "retrying"
@@ -73,13 +74,19 @@ func (s *Session) claimLocked(kind slotKind) *turnSlot {
 // tabs. A stop in progress keeps the session stopping.
 func (s *Session) enter(status, detail string) {
 	s.mu.Lock()
-	if s.status == StatusStopping || s.slot == nil {
+	if s.status == StatusStopping || s.slot == nil || (s.status == status && s.detail == detail) {
+		// Stopping stays; the tabs already know a state it is in.
 		s.mu.Unlock()
 		return
 	}
 	s.status, s.detail = status, detail
+	// An archived session's tabs keep "archived" (read-only) while its
+	// last turn finishes; a restore tells them the state it is in then.
+	tell := !s.archived
 	s.mu.Unlock()
-	s.publish(event.Status{Status: status, Detail: detail})
+	if tell {
+		s.publish(event.Status{Status: status, Detail: detail})
+	}
 }
 
 // release is the one way out of a busy state. It frees slot, answers

@@ -210,9 +210,16 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	if s.m.opts.StreamRenderer != nil {
 		blocks = s.m.opts.StreamRenderer()
 	}
+	writing := false
 	resp, err := client.Stream(ctx, req, func(delta string) {
 		if delta == "" {
 			return
+		}
+		if !writing {
+			// Thinking is while nothing is written yet: the first text
+			// says the answer is being written.
+			writing = true
+			s.enter(StatusWriting, "")
 		}
 		s.publish(event.TextDelta{Message: msgID, Text: delta})
 		if blocks != nil {
