@@ -162,6 +162,17 @@ func (h *Hub) Publish(id string, ev event.Event) {
 	}
 }
 
+// Seq is the id of the last event published on session id's stream. A
+// page takes it before it reads the document it shows, so a tab whose
+// snapshot comes with a greater seq knows events passed between the two
+// that the page may lack (a turn that ended before the tab connected).
+func (h *Hub) Seq(id string) int64 {
+	p := h.stream(id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastID
+}
+
 func (p *publisher) enqueue(ev event.Event) {
 	p.mu.Lock()
 	p.lastID++

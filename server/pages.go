@@ -152,11 +152,15 @@ func (s *Server) sidebarView(current, q string, grouped bool) (web.SidebarView, 
 
 func (s *Server) sessionPage(c echo.Context) error {
 	id := c.Param("id")
+	if err := session.ValidateID(id); err != nil {
+		return err
+	}
+	seq := s.events.Seq(id) // before the document: see Hub.Seq
 	doc, archived, locked, err := s.pageDocument(id)
 	if err != nil {
 		return err
 	}
-	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile, Price: s.price}
+	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile, Price: s.price, EventsSeq: seq}
 	st := s.settings()
 	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}

@@ -76,9 +76,12 @@ async function onSnapshot(d) {
   if (!d) return;
   const first = snapshots++ === 0;
   const busy = busyIn(d.status_html);
-  // The page was rendered before the stream opened; a turn running in
-  // between may have finished messages this page never saw.
-  if (reconnected || (first && busy)) await resync(d);
+  // The page was rendered before the stream opened: events that passed
+  // in between (data-events-seq is the last one before the page read the
+  // document) may have finished messages this page never saw, even when
+  // the turn has ended since and the snapshot says idle.
+  const missed = typeof d.seq === 'number' && d.seq > Number(body.dataset.eventsSeq || 0);
+  if (reconnected || (first && (busy || missed))) await resync(d);
   reconnected = false;
   showStatus(d.status_html);
   if (typeof d.model === 'string') setModel(d.model);

@@ -39,7 +39,7 @@ func sessionLayout(v SessionView) LayoutView {
 		NotificationsOff: v.NotificationsOff,
 	}
 	if v.Streams() {
-		l.EventsURL = v.EventsURL()
+		l.EventsURL, l.EventsSeq = v.EventsURL(), v.EventsSeq
 	}
 	return l
 }

@@ -38,6 +38,9 @@ type SessionViewOptions struct {
 	// Status is the live session's state (server/live) as the page is
 	// rendered; zero is idle.
 	Status StatusView
+	// EventsSeq is the id of the last event on the session's stream
+	// before the document was read (server.Hub.Seq).
+	EventsSeq int64
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -140,6 +143,8 @@ type SessionView struct {
 	Queued []session.Queued
 	// Status is the turn's state, shown in the chip above the composer.
 	Status StatusView
+	// EventsSeq: see SessionViewOptions.
+	EventsSeq int64
 }
 
 // PanelView is what the side panel shows that can change while the page is
@@ -424,6 +429,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Mode:             doc.Mode,
 		Todo:             doc.Todo,
 		Status:           NewStatusView(opts.Status.Status, opts.Status.Detail),
+		EventsSeq:        opts.EventsSeq,
 	}
 	if doc.Title == "" {
 		// A fork is named by the title recorded at the fork, as the

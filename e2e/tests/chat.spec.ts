@@ -100,6 +100,34 @@ test('reloading the tab mid-turn loses no text', async ({ page, myco, fake }) =>
   await expect(lastAgentMessage(page)).toContainText(words.slice(0, 200));
 });
 
+// The race behind the intermittent failure of the test above: the page
+// is rendered mid-turn (the answer is not in it yet) and the turn ends
+// before its event stream connects, so the snapshot says idle and carries
+// no partial. The page must still show the answer (data-events-seq).
+test('a page rendered mid-turn whose stream connects after the turn ended shows the answer', async ({ page, myco, fake }) => {
+  const id = await openNew(page, myco, fake);
+  await send(page, '[[text:300]] [[delay:20ms]]');
+  await expect(page.locator('[data-testid="message"][data-streaming]')).toContainText(/(\w+ ){10}/);
+  // Hold the reloaded page's event stream until the answer is saved.
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/sessions/*/events', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.reload();
+  const lastSaved = async () => (await myco.doc(id)).threads[0].messages.at(-1);
+  await expect.poll(async () => (await lastSaved()).stop_reason, { timeout: 30_000 }).toBe('end_turn');
+  // The page was rendered before the answer was saved.
+  await expect(page.locator('[data-testid="message"][data-role="assistant"]')).toHaveCount(0);
+  release();
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const words = ((await lastSaved()).content[0].text as string).replace(/\s+/g, ' ').trim();
+  await expect(lastAgentMessage(page)).toContainText(words.slice(-100));
+  await expect(lastAgentMessage(page)).toContainText(words.slice(0, 100));
+  await expect(page.getByTestId('turn-status')).toHaveAttribute('data-status', 'idle');
+});
+
 test('two tabs on one session see the same turn', async ({ browser, myco, fake }) => {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Shared' });
