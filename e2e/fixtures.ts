@@ -248,7 +248,18 @@ export class FakeLLM {
   }
 }
 
-export const test = base.extend<{ myco: Myco; fake: FakeLLM }>({
+export const test = base.extend<{ myco: Myco; fake: FakeLLM; closeContexts: void }>({
+  // A second tab (browser.newContext) a test opens and does not close
+  // would outlive it and keep reconnecting to a myco that is gone, for the
+  // rest of the worker's run: every context but the test's own is closed
+  // when the test ends.
+  closeContexts: [
+    async ({ browser, context }, use) => {
+      await use();
+      await Promise.all(browser.contexts().filter((c) => c !== context).map((c) => c.close().catch(() => {})));
+    },
+    { auto: true },
+  ],
   myco: async ({}, use, testInfo) => {
     const m = new Myco();
     await use(m);
