@@ -30,7 +30,9 @@ const childEnv = "MYCO_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeBenchFixtures()
+		os.Exit(code)
 	case "lock":
 		os.Exit(childLock())
 	case "saveloop":
