@@ -2,17 +2,13 @@ package session
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -85,8 +81,8 @@ func (s *Store) Search(q string, limit int) ([]Hit, error) {
 		limit = DefaultSearchLimit
 	}
 	var hits []Hit
-	err := s.scan(m, func(sum Summary, doc *Document) bool {
-		for _, p := range s.places(sum, doc, m) {
+	err := s.scan(m, func(sum Summary, doc *Document, sidecars bool) bool {
+		for _, p := range s.places(sum, doc, m, sidecars) {
 			hits = append(hits, p.hit(m))
 			if len(hits) == limit {
 				return false
@@ -95,159 +91,6 @@ func (s *Store) Search(q string, limit int) ([]Hit, error) {
 		return true
 	})
 	return hits, err
-}
-
-// scan calls visit for every readable session that may hold every word of
-// m, newest first, until visit returns false. doc is the session's
-// document, or nil when the prefilter found that only its sidecars, which
-// are not in the document, can match.
-func (s *Store) scan(m *matcher, visit func(sum Summary, doc *Document) bool) error {
-	sums, err := s.searchOrder()
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	for start := 0; start < len(sums); start += searchBatch {
-		batch := sums[start:min(start+searchBatch, len(sums))]
-		for i, may := range s.prefilter(batch, m) {
-			var doc *Document
-			if may {
-				doc, err = s.Load(batch[i].ID)
-				if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
-					continue // moved away or damaged since the listing
-				}
-				if err != nil {
-					return fmt.Errorf("search: %w", err)
-				}
-			}
-			if !visit(batch[i], doc) {
-				return nil
-			}
-		}
-	}
-	return nil
-}
-
-// searchBatch is how many sessions the prefilter looks at before the hits
-// are collected in order: enough to keep both workers busy, few enough not
-// to read far past the limit.
-const searchBatch = 64
-
-// searchWorkers is how many goroutines read and prefilter documents: the
-// scan is bound by lowercasing bytes, and the target machine has 2 cores.
-const searchWorkers = 2
-
-// prefilter reports, for each session of batch, whether its document and
-// journal may hold every word of m once decoded. Sessions that cannot be
-// read raw report true: Load then says what is wrong with them.
-func (s *Store) prefilter(batch []Summary, m *matcher) []bool {
-	may := make([]bool, len(batch))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(searchWorkers, len(batch)) {
-		wg.Go(func() {
-			var buf []byte
-			for i := range next {
-				var raw []byte
-				raw, buf = s.readRaw(batch[i].ID, buf[:0])
-				if raw != nil && !m.ascii {
-					lowerInPlace(raw) // an ASCII query folds case as it searches
-				}
-				may[i] = raw == nil || m.mayMatch(raw)
-			}
-		})
-	}
-	for i := range batch {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return may
-}
-
-// readRaw appends the bytes of session id's document, a newline, and its
-// journal to buf. It returns nil when they
-// cannot be read, or when the document was replaced while they were read
-// (a fold moves records from the journal into the document: the two could
-// miss them both).
-func (s *Store) readRaw(id string, buf []byte) (raw, grown []byte) {
-	dir, _, err := s.locate(id)
-	if err != nil {
-		return nil, buf
-	}
-	path := filepath.Join(dir, id+".json")
-	before, err := os.Stat(path)
-	if err != nil {
-		return nil, buf
-	}
-	buf, err = appendFile(buf, path)
-	if err != nil {
-		return nil, buf
-	}
-	buf = append(buf, '\n')
-	if buf, err = appendFile(buf, journalPath(dir, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, buf
-	}
-	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
-		return nil, buf
-	}
-	return buf, buf
-}
-
-// appendFile appends the bytes of the file at path to buf.
-func appendFile(buf []byte, path string) ([]byte, error) {
-	f, info, err := openRegular(path)
-	if err != nil {
-		return buf, err
-	}
-	defer f.Close()
-	if info.Size() > MaxDocumentSize {
-		return buf, tooLarge(path, MaxDocumentSize)
-	}
-	buf = slices.Grow(buf, int(info.Size())+1)
-	start := len(buf)
-	for {
-		if len(buf)-start > MaxDocumentSize {
-			return buf, tooLarge(path, MaxDocumentSize)
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):min(cap(buf), start+MaxDocumentSize+1)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, 4096)
-		}
-	}
-}
-
-// searchOrder lists every readable session, active and archived, newest
-// first. The listing's cache makes this cheap; damaged documents are left
-// out before anything opens them again.
-func (s *Store) searchOrder() ([]Summary, error) {
-	active, err := s.List(ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	archived, err := s.List(ListOptions{Archived: true})
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []Summary
-	for _, sum := range slices.Concat(active, archived) {
-		if sum.Damaged == "" && !seen[sum.ID] {
-			seen[sum.ID] = true
-			out = append(out, sum)
-		}
-	}
-	sortNewestFirst(out)
-	return out, nil
 }
 
 // place is where every word of a query is in a session, before it becomes
@@ -262,14 +105,17 @@ type place struct {
 }
 
 // places lists where the words of m are in the session: title,
-// scratchpad, messages newest first, then the sidecars, which are older
-// than any message. With no document (the prefilter ruled it out) only
-// the sidecars are searched.
-func (s *Store) places(sum Summary, doc *Document, m *matcher) []place {
+// scratchpad, messages newest first, then the sidecars (when it may have
+// any), which are older than any message. With no document (the
+// prefilter ruled it out) only the sidecars are searched.
+func (s *Store) places(sum Summary, doc *Document, m *matcher, sidecars bool) []place {
 	var out []place
 	if doc != nil {
 		out = docPlaces(doc, m)
 		sum.Title = doc.Title
+	}
+	if !sidecars {
+		return out
 	}
 	for _, kind := range []string{SidecarReadline, SidecarConsole} {
 		if text := s.sidecarTail(sum.ID, kind); m.holds(text) {
@@ -571,11 +417,14 @@ func anchorOf(w []byte) int {
 // looks for both cases of w's anchor byte with IndexByte (fast), then
 // compares around each.
 func containsFoldASCII(raw, w []byte, anchor int) bool {
-	cases := []byte{w[anchor]}
+	cases := [2]byte{w[anchor], w[anchor]} // an array: no allocation per document
 	if c := w[anchor]; 'a' <= c && c <= 'z' {
-		cases = append(cases, c-'a'+'A')
+		cases[1] = c - 'a' + 'A'
 	}
-	for _, c := range cases {
+	for i, c := range cases {
+		if i == 1 && c == cases[0] {
+			break // not a letter: one case only
+		}
 		for off := 0; ; {
 			i := bytes.IndexByte(raw[off:], c)
 			if i < 0 {

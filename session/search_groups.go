@@ -61,8 +61,8 @@ func (s *Store) SearchGroups(q string, o GroupOptions) ([]Group, error) {
 		o.PerSession = DefaultGroupHits
 	}
 	var groups []Group
-	err := s.scan(m, func(sum Summary, doc *Document) bool {
-		if g, ok := newGroup(sum, s.places(sum, doc, m), m, o.PerSession); ok {
+	err := s.scan(m, func(sum Summary, doc *Document, sidecars bool) bool {
+		if g, ok := newGroup(sum, s.places(sum, doc, m, sidecars), m, o.PerSession); ok {
 			groups = append(groups, g)
 		}
 		return len(groups) < o.Sessions
@@ -78,7 +78,7 @@ func (s *Store) searchOneGroup(id string, m *matcher) ([]Group, error) {
 		return nil, fmt.Errorf("search %s: %w", id, err)
 	}
 	sum := Summary{ID: doc.ID, Title: doc.Title, UpdatedAt: doc.UpdatedAt}
-	if g, ok := newGroup(sum, s.places(sum, doc, m), m, DefaultSearchLimit); ok {
+	if g, ok := newGroup(sum, s.places(sum, doc, m, true), m, DefaultSearchLimit); ok {
 		return []Group{g}, nil
 	}
 	return nil, nil

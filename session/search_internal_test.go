@@ -1,10 +1,14 @@
 package session
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestMayMatch: the prefilter never says no when the decoded strings hold
@@ -114,10 +118,51 @@ func TestPrefilterSkips(t *testing.T) {
 	if err != nil || len(sums) != 1 {
 		t.Fatalf("searchOrder = %v, %v", sums, err)
 	}
-	if got := s.prefilter(sums, newMatcher("zanzibar")); got[0] {
+	cen, err := s.takeCensus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := prefilter(sums, newMatcher("zanzibar"), cen, make([][]byte, 2)); got[0] {
 		t.Error("a document without the word was not skipped")
 	}
-	if got := s.prefilter(sums, newMatcher("Quokka")); !got[0] {
+	if got := prefilter(sums, newMatcher("Quokka"), cen, make([][]byte, 2)); !got[0] {
 		t.Error("a document whose journal holds the word was skipped")
+	}
+}
+
+// TestCensus: one read of the two folders finds every journal and every
+// sidecar, the ones an archive cut short left in the other folder too,
+// and nothing else: a session with neither is searched by reading its
+// document alone.
+func TestCensus(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(n int) string { return fmt.Sprintf("0193c7b2-0000-7000-8000-%012d", n) }
+	touch := func(path string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(filepath.Join(dir, id(1)+".journal"))
+	touch(filepath.Join(dir, id(2)+".readline"))
+	touch(filepath.Join(s.archivedDir, id(3)+".console"))
+	touch(filepath.Join(s.archivedDir, id(4)+".journal"))
+	touch(filepath.Join(dir, id(5)+".json"))
+	touch(filepath.Join(dir, id(5)+".lock"))
+	touch(filepath.Join(dir, id(6)+".json.tmp-123"))
+	got, err := s.takeCensus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := census{
+		journal: map[string]bool{id(1): true, id(4): true},
+		sidecar: map[string]bool{id(2): true, id(3): true},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(census{})); diff != "" {
+		t.Errorf("census (-want +got):\n%s", diff)
 	}
 }

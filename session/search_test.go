@@ -324,3 +324,21 @@ func TestSearchPrefilter(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSidecarLeftBehind: a sidecar that an archive cut short left in
+// the active folder is still searched with its archived session.
+func TestSearchSidecarLeftBehind(t *testing.T) {
+	f := newSearchFixture(t)
+	from := filepath.Join(f.dir, session.ArchivedDir, f.old+".console")
+	if err := os.Rename(from, filepath.Join(f.dir, f.old+".console")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := f.store.Search("kernel panic", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []where{{Session: f.old, Kind: session.SidecarConsole}}
+	if diff := cmp.Diff(want, wheres(hits)); diff != "" {
+		t.Errorf("hits (-want +got):\n%s", diff)
+	}
+}
