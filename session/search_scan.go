@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +26,15 @@ import (
 // session with neither costs one open, one stat, one read and one close,
 // and no failed open of a file that is not there.
 func (s *Store) scan(m *matcher, visit func(sum Summary, doc *Document, sidecars bool) bool) error {
+	// The census and the listing each read both folders: at once, on
+	// the two cores, they take the time of the longer.
+	var cen census
+	var cenErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { cen, cenErr = s.takeCensus() })
 	cands, err := s.searchOrder()
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	cen, err := s.takeCensus()
-	if err != nil {
+	wg.Wait()
+	if err = cmp.Or(err, cenErr); err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
 	bufs := make([][]byte, searchWorkers)
