@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-json-experiment/json"
 
@@ -484,10 +485,23 @@ func (m *matcher) escapesMayHide(raw []byte) bool {
 	}
 }
 
-// holds reports whether text holds every word.
+// holds reports whether text holds every word. For an ASCII query it
+// folds case as it searches, as mayMatch does, instead of lowercasing a
+// copy of every message's text (half of a grouped search for a common
+// word went there).
 func (m *matcher) holds(text string) bool {
-	_, ok := m.first(text)
-	return ok
+	if !m.ascii {
+		_, ok := m.first(text)
+		return ok
+	}
+	// Read-only: containsFoldASCII never writes to raw.
+	raw := unsafe.Slice(unsafe.StringData(text), len(text))
+	for i, w := range m.words {
+		if !containsFoldASCII(raw, w, m.anchors[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // first is the byte offset of the earliest word in text, if text holds

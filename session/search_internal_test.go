@@ -166,3 +166,28 @@ func TestCensus(t *testing.T) {
 		t.Errorf("census (-want +got):\n%s", diff)
 	}
 }
+
+// TestHolds: holds, which folds ASCII case as it searches, says what
+// lowercasing the text (lowerSameLen) and looking for every word says,
+// non-ASCII text and the Kelvin sign (whose lower case is ASCII k, of
+// another length, so lowerSameLen keeps it) included.
+func TestHolds(t *testing.T) {
+	texts := []string{
+		"", "The Cache is warm", "CACHE", "cach", "ca\u212Ache", "\u212Aelvin", "naïve CAFÉ cache",
+		"a cache; then a lock", "lock", "x\x00cache\xff",
+	}
+	queries := []string{"cache", "Cache lock", "kelvin", "café", "naïve cache", "e", "CACHE CACHE"}
+	for _, q := range queries {
+		m := newMatcher(q)
+		for _, text := range texts {
+			want := true
+			lower := lowerSameLen(text)
+			for _, w := range m.words {
+				want = want && strings.Contains(lower, string(w))
+			}
+			if got := m.holds(text); got != want {
+				t.Errorf("holds(%q) in %q = %v, want %v", q, text, got, want)
+			}
+		}
+	}
+}
