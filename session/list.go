@@ -479,10 +479,6 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 	return s.cache.view(s.dir, s.archivedDir, opts.Archived), nil
 }
 
-func sortNewestFirst(sums []Summary) {
-	slices.SortFunc(sums, func(a, b Summary) int { return newestFirst(&a, &b) })
-}
-
 // newestFirst orders by updated_at, newest first, then by ID. Pointers:
 // a Summary is big enough that copying two per comparison shows.
 func newestFirst(a, b *Summary) int {
