@@ -66,7 +66,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		think time.Duration
 	}{{"back-to-back", 0}, {"paused", thinkTime}} {
 		b.Run(pace.name, func(b *testing.B) {
-			small, large := newTurnRig(b, nil), newTurnRig(b, big)
+			small, large := newTurnRig(b, nil, nil), newTurnRig(b, big, nil)
 			// The first turn opens the session (a 50 MB document is read
 			// and decoded) and the connections: not what a turn costs.
 			small.turn(b)
@@ -92,6 +92,36 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			b.ReportMetric(medianMS(extra), "extra-ms")
 		})
 	}
+}
+
+// BenchmarkTurnOverheadAt500 is issue 21's row "turn overhead, first 50
+// → last 50 turns": one session, 500 turns in a row through the real
+// server, SDK client and fake model, each answer 200 words. It reports the
+// median overhead (request-ms + end-ms, as BenchmarkTurnOverhead) of the
+// first 50 turns and of the last 50, and their request and end parts; the
+// target is under 10 ms and flat (last50 no more than first50). Automatic
+// compaction is off: the thread keeps every turn, so whatever grows with
+// it shows. One iteration is the 500 turns (run it with -benchtime 1x).
+func BenchmarkTurnOverheadAt500(b *testing.B) {
+	const turns, window = 500, 50
+	noCompaction := func(s *profiles.Settings) {
+		s.Models = map[string]profiles.Model{"anthropic/fake-model": {AutoCompactAt: new(int)}}
+	}
+	var first, last []turnTimes
+	for b.Loop() {
+		r := newTurnRig(b, nil, noCompaction)
+		for i := range turns {
+			t := r.turn(b)
+			switch {
+			case i < window:
+				first = append(first, t)
+			case i >= turns-window:
+				last = append(last, t)
+			}
+		}
+	}
+	reportTurns(b, "first50", first, -1)
+	reportTurns(b, "last50", last, -1)
 }
 
 // bigSessionID names the prefilled session.
@@ -123,7 +153,9 @@ func reportTurns(b *testing.B, name string, ts []turnTimes, folded int) {
 	b.ReportMetric(pick(func(t turnTimes) time.Duration { return t.request }), name+"-request-ms")
 	b.ReportMetric(pick(func(t turnTimes) time.Duration { return t.end }), name+"-end-ms")
 	b.ReportMetric(pick(turnTimes.overhead), name+"-overhead-ms")
-	b.ReportMetric(float64(folded), name+"-folded")
+	if folded >= 0 {
+		b.ReportMetric(float64(folded), name+"-folded")
+	}
 }
 
 // turnRig is a real server with its own fake model and one session, whose
@@ -141,7 +173,7 @@ type turnRig struct {
 // newTurnRig starts a server on a new profile. With prefill, the session
 // is that document, written to disk before the server starts; without, a
 // new session made through the API.
-func newTurnRig(b *testing.B, prefill []byte) *turnRig {
+func newTurnRig(b *testing.B, prefill []byte, configure func(*profiles.Settings)) *turnRig {
 	b.Helper()
 	dir := b.TempDir()
 	id := bigSessionID
@@ -156,7 +188,7 @@ func newTurnRig(b *testing.B, prefill []byte) *turnRig {
 	fake := &turnFake{h: fakellm.New()}
 	fsrv := httptest.NewServer(fake)
 	b.Cleanup(fsrv.Close)
-	ts := startTurnServer(b, dir, fsrv.URL)
+	ts := startTurnServer(b, dir, fsrv.URL, configure)
 	if prefill == nil {
 		// A title: no title request after the first turn.
 		id = ts.create("new").ID
@@ -206,11 +238,14 @@ func medianMS(ds []time.Duration) float64 {
 
 // startTurnServer starts myco with the anthropic provider pointed at the
 // fake; automatic compaction stays at its default (the latest thread is
-// far below it).
-func startTurnServer(b *testing.B, dir, fakeURL string) *testServer {
+// far below it) unless configure changes it.
+func startTurnServer(b *testing.B, dir, fakeURL string, configure func(*profiles.Settings)) *testServer {
 	settings := profiles.DefaultSettings()
 	settings.DefaultModel, settings.TitleModel = "anthropic/fake-model", "anthropic/fake-title"
 	settings.Providers = map[string]profiles.Provider{"anthropic": {BaseURL: fakeURL, APIKeyEnv: "FAKE_KEY"}}
+	if configure != nil {
+		configure(&settings)
+	}
 	getenv := func(k string) string {
 		if k == "FAKE_KEY" {
 			return "sk-test"

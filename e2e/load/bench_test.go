@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkPeakMemory is issue 21's row "peak memory (VmHWM)": a whole
+// load run (every phase of task load: an empty profile's start, 10,000
+// sessions written, myco started on them, the home page, search and the
+// JSON list sequential and with 4 clients, turns in one session, 20
+// concurrent turns, idle, SIGTERM) against a built myco, with fewer
+// requests than task load makes so that one run takes seconds. peak-MiB
+// is myco's VmHWM at the end of the run: the most it held resident at any
+// point. The target is under 50 MiB. Run it with -benchtime 1x: one
+// iteration is a whole run.
+//
+// myco is built from this tree once per benchmark run (the build cache
+// makes that cheap), or MYCO_BENCH_BIN names a binary built already.
+func BenchmarkPeakMemory(b *testing.B) {
+	bin := benchBinary(b)
+	cfg := config{
+		myco: bin, sessions: 10000, requests: 40, clients: 4, turns: 5,
+		concurrent: 20, words: 500, delay: 0, query: "flaky", timeout: 5 * time.Minute,
+	}
+	var peak int64
+	for b.Loop() {
+		r := &report{}
+		if err := measure(b.Context(), cfg, b.TempDir(), r, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.failures) > 0 {
+			b.Fatalf("load run failed its checks: %q", r.failures)
+		}
+		peak = max(peak, r.peak)
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+}
+
+// benchBinary is the myco binary the benchmark runs: MYCO_BENCH_BIN, or
+// one built from this tree into a temporary folder.
+func benchBinary(b *testing.B) string {
+	b.Helper()
+	if bin := os.Getenv("MYCO_BENCH_BIN"); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return abs
+	}
+	bin := filepath.Join(b.TempDir(), "myco")
+	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
+	defer cancel()
+	// The test runs in e2e/load; the command is two folders up.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "../../cmd/myco")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build myco: %v\n%s", err, out)
+	}
+	return bin
+}
