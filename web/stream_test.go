@@ -214,6 +214,7 @@ type blocksData struct {
 	Message string `json:"message"`
 	HTML    string `json:"html"`
 	Upto    int    `json:"upto"`
+	Tail    string `json:"tail,omitempty"`
 }
 
 // benchStream streams one answer per iteration. newRender, when not nil,
@@ -221,7 +222,11 @@ type blocksData struct {
 // the bytes of the events it adds beside the delta; end adds the final
 // rendering (message.end).
 func benchStream(b *testing.B, newRender func() func(delta string) int, end bool) {
-	src := benchAnswer(b)
+	benchStreamOf(b, benchAnswer(b), newRender, end)
+}
+
+// benchStreamOf is benchStream of the answer src.
+func benchStreamOf(b *testing.B, src string, newRender func() func(delta string) int, end bool) {
 	var wire int
 	for b.Loop() {
 		wire = 0
@@ -252,7 +257,7 @@ func BenchmarkStreamAnswer(b *testing.B) {
 			r := web.NewStreamRenderer()
 			return func(delta string) int {
 				if html, ok := r.Write(delta); ok {
-					return frameSize("message.blocks", blocksData{benchMessage, html, r.Upto()})
+					return frameSize("message.blocks", blocksData{Message: benchMessage, HTML: html, Upto: r.Upto()})
 				}
 				return 0
 			}
@@ -271,6 +276,41 @@ func BenchmarkStreamAnswer(b *testing.B) {
 			}
 		}, true)
 	})
+}
+
+// streamBlocks is the renderer of the live session (server/live/turn.go):
+// each delta goes through Write, and a true result is a message.blocks
+// event, its html, upto and tail.
+func streamBlocks() func(string) int {
+	r := web.NewStreamRenderer()
+	return func(delta string) int {
+		if html, ok := r.Write(delta); ok {
+			return frameSize("message.blocks", blocksData{benchMessage, html, r.Upto(), r.TailHTML()})
+		}
+		return 0
+	}
+}
+
+// BenchmarkStreamShapes streams answers of one shape each, 4 bytes a
+// delta, through the live renderer: what a shape costs that the mixed
+// answer of BenchmarkStreamAnswer hides. "paragraph" is 2,000 words on one
+// line (the fake model's [[text:2000]], the burst of issue 21's table);
+// "code" is one fenced Go block of 400 lines, shown while open as a code
+// box that grows a line at a time (TailHTML).
+func BenchmarkStreamShapes(b *testing.B) {
+	words := strings.Fields(strings.Repeat("alpha bravo charlie delta echo foxtrot golf hotel ", 250))
+	var code strings.Builder
+	code.WriteString("Here it is:\n\n```go\n")
+	for i := range 400 {
+		fmt.Fprintf(&code, "\tif err := step%d(ctx, \"name %d\"); err != nil { // step %d\n", i, i, i)
+	}
+	code.WriteString("```\n\nDone.")
+	for _, tt := range []struct{ name, src string }{
+		{"paragraph-2000-words", strings.Join(words, " ")},
+		{"code-400-lines", code.String()},
+	} {
+		b.Run(tt.name, func(b *testing.B) { benchStreamOf(b, tt.src, streamBlocks, true) })
+	}
 }
 
 // TestStreamTailHTML checks what the tab shows of the last block while it
@@ -313,5 +353,53 @@ func TestStreamTailBecomesBlock(t *testing.T) {
 	html, _ := r.Write("\nNext")
 	if live == "" || html != live {
 		t.Errorf("live box %q, block %q: want the same", live, html)
+	}
+}
+
+// TestStreamOpenFenceGrows checks the live code box of a long open fence,
+// which grows by splicing each new line's rendering into it: at every
+// delta it is the box the whole fence so far renders to, closed (for code
+// whose lines highlight alone as they do in context), and once the fence
+// closes the block is the final rendering.
+func TestStreamOpenFenceGrows(t *testing.T) {
+	var gocode, plain strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&gocode, "\tif err := step%d(ctx, \"name %d\"); err != nil { // step %d\n", i, i, i)
+		fmt.Fprintf(&plain, "line %d <b>&amp;</b>\n", i)
+	}
+	for _, tt := range []struct{ name, open, body string }{
+		{"go", "```go\n", gocode.String()},
+		{"plain", "~~~~\n", plain.String()},
+		{"indented", "  ```\n", plain.String()},
+	} {
+		for _, size := range []int{1, 3, 7, 64} {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, size), func(t *testing.T) {
+				fence := strings.TrimRight(strings.TrimSpace(tt.open), "go")
+				src := "Intro.\n\n" + tt.open + tt.body + fence + "\n\nDone."
+				r := web.NewStreamRenderer()
+				var blocks strings.Builder
+				checked := 0
+				for at := 0; at < len(src); at += size {
+					delta := src[at:min(at+size, len(src))]
+					html, _ := r.Write(delta)
+					blocks.WriteString(html)
+					sofar := src[:at+len(delta)]
+					open := strings.Index(sofar, tt.open)
+					nl := strings.LastIndexByte(sofar, '\n') + 1
+					if open < 0 || nl <= open+len(tt.open) || nl == checked || strings.Contains(sofar[open:nl], "\n"+fence+"\n") {
+						continue // before the fence's first line, no new line, or closed
+					}
+					checked = nl
+					want := web.RenderMarkdown(sofar[open:nl] + fence + "\n")
+					if got := r.TailHTML(); got != want {
+						t.Fatalf("after %q, live box:\n%s\nwant:\n%s", sofar[max(0, len(sofar)-20):], got, want)
+					}
+				}
+				r.Write("") // nothing new
+				if got, want := blocks.String(), web.RenderMarkdown(src[:strings.Index(src, "Done.")]); got != want {
+					t.Errorf("blocks:\n%s\nwant:\n%s", got, want)
+				}
+			})
+		}
 	}
 }
