@@ -272,12 +272,23 @@ func TestFoldIfDue(t *testing.T) {
 		wantFold bool
 	}{
 		{"small session folds at once", 5, 1, true},
+		{"mid-size session waits", 300, 1, false},
 		{"large session waits", 3000, 1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, dir := openStore(t, session.Options{})
 			if err := s.Save(realisticDoc(journalID, tt.rounds, 400)); err != nil {
 				t.Fatal(err)
+			}
+			if tt.name == "mid-size session waits" {
+				// A few hundred turns: under 1 MiB, over 64 KiB.
+				info, err := os.Stat(filepath.Join(dir, journalID+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.Size() < 64<<10 || info.Size() > 1<<20 {
+					t.Fatalf("document of %d bytes, want between 64 KiB and 1 MiB", info.Size())
+				}
 			}
 			w := openWriter(t, s, journalID)
 			for i := range tt.appends {

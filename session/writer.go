@@ -688,11 +688,14 @@ func (w *Writer) Fold() error {
 }
 
 // Fold thresholds: a document up to smallDocument is folded at every
-// settled point (it costs a few milliseconds); a larger one once its
+// settled point (it costs under a millisecond); a larger one once its
 // journal holds an eighth of its size, so a long session is not rewritten
-// after every turn. Close always folds.
+// after every turn. Close always folds. It was 1 MiB: a session of a few
+// hundred turns was then rewritten after each one, and the rewrite's
+// encode and fsync grew with it and met the next turn's own (issue 21: the
+// turn overhead at turn 500).
 const (
-	smallDocument = 1 << 20
+	smallDocument = 64 << 10
 	foldRatio     = 8
 )
 
