@@ -14,31 +14,40 @@ import (
 )
 
 // runToFile runs every measured entry with go test, -count times, and
-// writes their output to path after head. An entry whose go test fails is
-// reported on stderr and named in failed; the others still run.
+// writes their output to path after head, each entry's as it ends (an
+// interrupted run keeps what it measured). An entry whose go test fails
+// is reported on stderr and named in failed; the others still run.
 func runToFile(ctx context.Context, list []entry, count int, path string, head []byte, stderr io.Writer) (failed []string, err error) {
-	var out bytes.Buffer
-	out.Write(head)
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Write(head); err != nil {
+		return nil, err
+	}
 	for _, e := range list {
 		if !e.measured() {
 			continue
 		}
 		fmt.Fprintf(stderr, "bench: %s: %s %s\n", e.row, e.pkg, e.regex)
 		start := time.Now()
-		if err := goTest(ctx, e, count, &out, stderr); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		var out bytes.Buffer
+		err := goTest(ctx, e, count, &out, stderr)
+		if _, werr := f.Write(out.Bytes()); werr != nil {
+			return nil, werr
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
 			fmt.Fprintf(stderr, "bench: %s: %s %s failed: %v\n", e.row, e.pkg, e.regex, err)
 			failed = append(failed, e.row)
-			continue
+		default:
+			fmt.Fprintf(stderr, "bench: %s: done in %s\n", e.row, time.Since(start).Round(time.Second))
 		}
-		fmt.Fprintf(stderr, "bench: %s: done in %s\n", e.row, time.Since(start).Round(time.Second))
 	}
-	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-		return nil, err
-	}
-	return failed, nil
+	return failed, f.Close()
 }
 
 // goTest runs one entry's benchmarks, appending their output to out. Its
