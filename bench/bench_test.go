@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -99,5 +100,15 @@ NOT COMPARED list: the baseline or this run has no figure for it
 	summarize(&b, list, changes, nil, 100)
 	if strings.Contains(b.String(), "WORSE") {
 		t.Errorf("at 100%%, still reported:\n%s", b.String())
+	}
+}
+
+// TestBaselineTakesEveryRow: a baseline of some rows would drop the
+// others' figures, so baseline refuses -rows before running anything.
+func TestBaselineTakesEveryRow(t *testing.T) {
+	var stderr strings.Builder
+	err := run(t.Context(), []string{"baseline", "-rows", "burst"}, io.Discard, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "every row") {
+		t.Errorf("baseline -rows burst = %v, want a refusal", err)
 	}
 }

@@ -64,6 +64,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	if args[0] == "baseline" && (o.rows != "" || o.newRun != "") {
+		// A baseline of some rows would drop the others' figures.
+		return errors.New("bench baseline takes every row: no -rows or -new")
+	}
 	list, err := loadList(o.rows)
 	if err != nil {
 		return err
