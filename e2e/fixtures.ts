@@ -211,6 +211,36 @@ function fullDoc(d: SessionDoc) {
   };
 }
 
+// longSession is n messages: n/2 exchanges of a question and an answer with a list,
+// some code and a table, as a day of work leaves.
+export function longSession(n: number): Msg[] {
+  const at = (i: number) => new Date(Date.UTC(2026, 11, 1, 8, 0, i)).toISOString();
+  const msgs: Msg[] = [];
+  for (let i = 0; i < n / 2; i++) {
+    msgs.push({ role: 'user', text: `Question ${i}: what does step ${i} change in the build?`, at: at(2 * i) });
+    msgs.push({
+      role: 'assistant',
+      at: at(2 * i + 1),
+      text: [
+        `Step ${i} changes three things:`,
+        '',
+        '- the cache key, which now includes the toolchain version',
+        '- the order of the link step',
+        '- nothing else that a test could see',
+        '',
+        '```go',
+        `func step${i}() error { return build(${i}) }`,
+        '```',
+        '',
+        '| file | lines |',
+        '| --- | ---: |',
+        `| build.go | ${i} |`,
+      ].join('\n'),
+    });
+  }
+  return msgs;
+}
+
 // FakeLLM is the fake model server (e2e/fakellm), one per test.
 export class FakeLLM {
   url = '';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Page } from '@playwright/test';
-import { test, expect, Msg } from '../fixtures';
+import { test, expect, longSession } from '../fixtures';
 
 // Cumulative layout shift (CLS), measured by the browser itself: a
 // PerformanceObserver of 'layout-shift' entries, buffered so that those
@@ -64,36 +64,6 @@ function record(key: string, figures: object) {
   }
   all[key] = figures;
   fs.writeFileSync(file, JSON.stringify(all, null, 2) + '\n');
-}
-
-// A long session: 500 exchanges of a question and an answer with a list,
-// some code and a table, as a day of work leaves.
-function longSession(n: number): Msg[] {
-  const at = (i: number) => new Date(Date.UTC(2026, 11, 1, 8, 0, i)).toISOString();
-  const msgs: Msg[] = [];
-  for (let i = 0; i < n / 2; i++) {
-    msgs.push({ role: 'user', text: `Question ${i}: what does step ${i} change in the build?`, at: at(2 * i) });
-    msgs.push({
-      role: 'assistant',
-      at: at(2 * i + 1),
-      text: [
-        `Step ${i} changes three things:`,
-        '',
-        '- the cache key, which now includes the toolchain version',
-        '- the order of the link step',
-        '- nothing else that a test could see',
-        '',
-        '```go',
-        `func step${i}() error { return build(${i}) }`,
-        '```',
-        '',
-        '| file | lines |',
-        '| --- | ---: |',
-        `| build.go | ${i} |`,
-      ].join('\n'),
-    });
-  }
-  return msgs;
 }
 
 for (const size of sizes) {

@@ -1,0 +1,211 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { test, expect, longSession, type Msg } from '../fixtures';
+
+// The tab measured by the browser itself (Performance API), for
+// docs/PERFORMANCE.md "Issue 21: the tab". Each figure is the median (p50)
+// and the worst of several runs on a warm cache unless it says cold.
+//
+// "usable" is the first animation frame at which the composer has the
+// focus and the page follows its session's stream (body[data-stream=open]);
+// for the long session also the last message is on screen. Times are
+// absolute (timeOrigin + now), so a switch is measured from the click
+// whether it loads a new document or swaps the old one's content.
+
+type Figures = Record<string, string | number>;
+const rows: { work: string; figures: Figures }[] = [];
+
+function report(work: string, figures: Figures) {
+  rows.push({ work, figures });
+  const file = path.join(__dirname, '..', 'test-results', 'tab-bench.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(rows, null, 2) + '\n');
+}
+
+test.afterAll(() => {
+  const lines = ['| work | figures |', '| --- | --- |'];
+  for (const r of rows) {
+    lines.push(`| ${r.work} | ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join('; ')} |`);
+  }
+  console.log('\n' + lines.join('\n') + '\n');
+});
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+};
+const ms = (x: number) => `${Math.round(x)} ms`;
+const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
+
+// watch runs in every document before the page's own scripts: it notes
+// when the page becomes usable, and every long task.
+async function watch(page: Page) {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __usable: number; __long: { start: number; dur: number }[]; __wantLast: boolean };
+    w.__usable = 0;
+    w.__long = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__long.push({ start: e.startTime, dur: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+    let was = false;
+    const frame = () => {
+      const focused = document.activeElement?.matches('[data-testid="composer-input"]') ?? false;
+      let ok = focused && document.body?.dataset.stream === 'open';
+      if (ok && sessionStorage.getItem('bench.wantLast')) {
+        const msgs = document.querySelectorAll('[data-testid="message"]');
+        const last = msgs[msgs.length - 1];
+        ok = !!last && last.getBoundingClientRect().top < innerHeight;
+      }
+      if (ok && !was) w.__usable = performance.timeOrigin + performance.now();
+      was = ok;
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+}
+
+// usableAfter waits for the page to become usable after t0 (absolute ms)
+// and gives how long it took.
+async function usableAfter(page: Page, t0: number): Promise<number> {
+  const h = await page.waitForFunction((t) => {
+    const u = (window as unknown as { __usable: number }).__usable;
+    return u > t ? u : 0;
+  }, t0, { polling: 'raf' });
+  return (await h.jsonValue()) - t0;
+}
+
+// transfer sums what the document's loads took from the network (a file
+// the cache answered has transferSize 0) and counts the requests.
+async function transfer(page: Page, since: number) {
+  return page.evaluate((t) => {
+    const entries = [
+      ...performance.getEntriesByType('navigation'),
+      ...performance.getEntriesByType('resource'),
+    ] as PerformanceResourceTiming[];
+    const fresh = entries.filter((e) => performance.timeOrigin + e.startTime >= t - 1);
+    const net = fresh.filter((e) => e.transferSize > 0);
+    return {
+      requests: fresh.length,
+      network: net.length,
+      bytes: net.reduce((a, e) => a + e.transferSize, 0),
+      scripts: fresh.filter((e) => e.initiatorType === 'script' || e.name.endsWith('.js')).length,
+    };
+  }, since);
+}
+
+function shortSession(i: number): Msg[] {
+  const out: Msg[] = [];
+  for (let j = 0; j < 10; j++) {
+    out.push({ role: 'user', text: `Session ${i}, question ${j}` });
+    out.push({ role: 'assistant', text: `An answer to ${j}, with \`code\` and a list:\n\n- one\n- two` });
+  }
+  return out;
+}
+
+test('switching sessions from the sidebar', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) ids.push(myco.writeSession({ title: `Session ${i}`, messages: shortSession(i) }));
+  await myco.start();
+  await watch(page);
+  await page.goto(myco.link(`/s/${ids[0]}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const times: number[] = [];
+  const bytes: number[] = [];
+  const requests: number[] = [];
+  const network: number[] = [];
+  for (let i = 1; i <= 12; i++) {
+    const id = ids[i % 6];
+    const link = page.locator(`#sidebar [data-session-id="${id}"] a.sidebar-link`);
+    await expect(link).toBeVisible();
+    const t0 = await page.evaluate(() => performance.timeOrigin + performance.now());
+    await link.click();
+    const took = await usableAfter(page, t0);
+    await expect(page.getByTestId('session-title')).toHaveText(`Session ${i % 6}`);
+    const tr = await transfer(page, t0);
+    if (i > 1) {
+      times.push(took);
+      bytes.push(tr.bytes);
+      requests.push(tr.requests);
+      network.push(tr.network);
+    }
+  }
+  report('switch sessions from the sidebar (warm, 11 switches)', {
+    'usable p50': ms(median(times)),
+    worst: ms(Math.max(...times)),
+    requests: median(requests),
+    'from the network': median(network),
+    transferred: kb(median(bytes)),
+  });
+});
+
+test('a 1,000-message session', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'A long day', messages: longSession(1000) });
+  await myco.start();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await watch(page);
+  await page.goto(myco.link(`/s/${id}`));
+  await page.evaluate(() => sessionStorage.setItem('bench.wantLast', '1'));
+  const times: number[] = [];
+  const longTotal: number[] = [];
+  const longCount: number[] = [];
+  const longMax: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const t0 = await page.evaluate(() => performance.timeOrigin + performance.now());
+    await page.goto(`${myco.url}/s/${id}`);
+    const took = await usableAfter(page, t0);
+    // Long tasks until the page is idle after becoming usable.
+    await page.evaluate(() => new Promise((r) => requestIdleCallback(r)));
+    const long = await page.evaluate(() => (window as unknown as { __long: { dur: number }[] }).__long);
+    if (i > 0) {
+      times.push(took);
+      longCount.push(long.length);
+      longTotal.push(long.reduce((a, e) => a + e.dur, 0));
+      longMax.push(long.reduce((a, e) => Math.max(a, e.dur), 0));
+    }
+  }
+  report('open a 1,000-message session (warm, 5 reloads)', {
+    'usable p50': ms(median(times)),
+    worst: ms(Math.max(...times)),
+    'long tasks p50': median(longCount),
+    'in all': ms(median(longTotal)),
+    longest: ms(Math.max(...longMax)),
+  });
+});
+
+test('the home page', async ({ browser, myco, fake }) => {
+  myco.useModels(fake.url);
+  for (let i = 0; i < 20; i++) myco.writeSession({ title: `Session ${i}`, messages: shortSession(i) });
+  await myco.start();
+  const cold: number[] = [];
+  const warm: number[] = [];
+  let coldTransfer = { requests: 0, network: 0, bytes: 0, scripts: 0 };
+  for (let i = 0; i < 5; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    // The cookie the token's link would set, so the first load is cold.
+    const port = new URL(myco.url).port;
+    await ctx.addCookies([{ name: `myco_token_${port}`, value: myco.token, url: myco.url }]);
+    await page.goto(`${myco.url}/`);
+    const dcl = () => page.evaluate(() => {
+      const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return n.domContentLoadedEventEnd;
+    });
+    await expect(page.getByTestId('search-input')).toBeVisible();
+    cold.push(await dcl());
+    if (i === 0) coldTransfer = await transfer(page, 0);
+    await page.goto(`${myco.url}/`);
+    await expect(page.getByTestId('search-input')).toBeVisible();
+    warm.push(await dcl());
+    await ctx.close();
+  }
+  report('home page, scripts run (DOMContentLoaded)', {
+    'cold p50': ms(median(cold)),
+    'warm p50': ms(median(warm)),
+    'cold requests': coldTransfer.requests,
+    'cold scripts': coldTransfer.scripts,
+    'cold transferred': kb(coldTransfer.bytes),
+  });
+});
