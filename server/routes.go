@@ -33,7 +33,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/s/:id/usage", s.usageCard)
 	e.GET("/s/:id/inline/:message/:block", s.inlineImage)
 	e.GET("/images/:sha", s.getImage)
-	e.GET("/static/*", s.staticFile(static.FS))
+	e.GET("/static/*", s.staticFile(newAssets(static.FS, static.Version)))
 	e.GET("/healthz", s.health)
 
 	api := e.Group("/api")

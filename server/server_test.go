@@ -192,7 +192,7 @@ func TestAuthentication(t *testing.T) {
 		{name: "token in query of a scheme-relative path", path: "//evil.example/?token=" + testToken, want: http.StatusSeeOther},
 		{name: "page without token", path: "/", want: http.StatusUnauthorized},
 		{name: "events without token", path: "/api/sessions/x/events", want: http.StatusUnauthorized},
-		{name: "static without token", path: "/static/app.js", want: http.StatusUnauthorized},
+		{name: "static without token", path: "/static/page-home.js", want: http.StatusUnauthorized},
 		{name: "the tab's icon", path: "/static/favicon.svg", bearer: true, want: http.StatusOK},
 	}
 	for _, tt := range tests {

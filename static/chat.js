@@ -1,6 +1,6 @@
 // The chat of a session page: gives the page's events to the modules that
 // draw them (through stream.js's one dispatcher, which handles them one at
-// a time and in order). app.js opens the stream and calls initChat.
+// a time and in order). page-session.js opens the stream and calls initChat.
 //
 //   conversation.js  messages, text deltas, finished messages, turn lines
 //   tools.js         tool calls, a command's live output, elapsed time
@@ -164,7 +164,7 @@ function listen(es) {
   });
 }
 
-// initChat wires the session page's chat; app.js calls it after opening
+// initChat wires the session page's chat; page-session.js calls it after opening
 // the page's stream.
 export function initChat() {
   if (body.dataset.page !== 'session') return;

@@ -6,7 +6,7 @@
 // missing or denied folder) is the server's own words, shown in the form.
 //
 //   <dialog data-new-session-dialog data-url="/partials/new-session">
-//   [data-action="new-session"]            opens it (app.js's click actions)
+//   [data-action="new-session"]            opens it (the page entries' click actions)
 //   form[data-new-session-form] [data-folder] [data-close-dialog]
 
 import { showError } from './alerts.js';

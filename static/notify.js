@@ -9,7 +9,7 @@
 //   <body data-session-id [data-notifications="off"]>
 //   [data-testid="notify-button"][aria-pressed]     the bell (web/layout.templ)
 //
-// The marker lives in document.title, which app.js's setTitle replaces as
+// The marker lives in document.title, which stream.js's setTitle replaces as
 // the title changes: an observer of <title> puts it back in front.
 
 import { EV } from './events.js';

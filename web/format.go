@@ -91,7 +91,7 @@ func WithZone(ctx context.Context, loc *time.Location) context.Context {
 }
 
 // localFormat is how a time reads in the reader's zone: the tab's script
-// (static/app.js localTime) writes the same, so a time the server wrote in
+// (static/times.js localText) writes the same, so a time the server wrote in
 // the reader's zone does not change, nor move what follows it, once the
 // script runs.
 const localFormat = "2006-01-02 15:04"

@@ -63,3 +63,18 @@ func modelOr(model string) string {
 	}
 	return model
 }
+
+// pageScript is the entry module of a page (static/page-*.js): the one
+// script it loads, which imports what that page uses and nothing else.
+// The error page needs none.
+func pageScript(page string) string {
+	switch page {
+	case "home", "archived":
+		return "page-home.js"
+	case "session":
+		return "page-session.js"
+	case "settings":
+		return "page-settings.js"
+	}
+	return ""
+}

@@ -786,7 +786,7 @@ func timeAgo(t, now time.Time) templ.Component {
 
 // deleteControl deletes an archived session for good, in two steps: Delete
 // shows "Delete for good?" with Confirm and Cancel in its place
-// (static/app.js), and Confirm sends DELETE to url. A row then leaves its
+// (static/rows.js), and Confirm sends DELETE to url. A row then leaves its
 // list; a page goes to then.
 func deleteControl(url, title, then string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -8,7 +8,7 @@ import (
 // openAtBottom is the one inline script of a session page, right after
 // its conversation: it scrolls to the newest message while the page is
 // parsed, before the first paint, so the page is not drawn at its top and
-// then moved by app.js (a module, which runs only after parsing, and on a
+// then moved by the page's script (a module, which runs only after parsing, and on a
 // long session later still). A #hash is a link into the page
 // (static/highlight.js) and is left to it.
 const openAtBottom = `if(!location.hash)window.scrollTo(0,document.scrollingElement.scrollHeight)`

@@ -45,7 +45,7 @@ func (v HomeView) StartsEmpty() bool {
 	return len(v.Rows) == 0 && v.FirstPage() && v.Query == "" && !v.Archived
 }
 
-// newSessionButton opens the new-session dialog (static/app.js); focus
+// newSessionButton opens the new-session dialog (static/newsession.js); focus
 // gives it the page's first focus, so Enter opens the dialog.
 func newSessionButton(class, testID string, focus bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -1,0 +1,61 @@
+// The entry of a session page (web/layout.templ picks it). No dependencies
+// and no inline handlers (the CSP allows only the tab's own files):
+// everything it acts on is marked by the server's templates with data-*
+// attributes.
+//
+//   <body data-page="session" data-session-id data-archived="true|false"
+//         data-events="/api/sessions/{id}/events">
+//
+// HTML fragments come from the server, already sanitized, and are parsed
+// through a <template>; text that arrives as JSON only ever goes in through
+// textContent. The chat (composer, live turn) starts in chat.js, which
+// names the modules it is made of.
+//
+// The modules are layers, and none imports one above it (a cycle is a
+// lint failure: static/imports_test.go). At the bottom, leaves that know
+// no other module of the tab: dom.js (elements, fragments), http.js,
+// events.js, alerts.js (errors, Undo), stream.js (the event stream, the
+// title), scroll.js, thread.js (the conversation's elements), composer.js
+// (the composer's state), actions.js (the click dispatcher), times.js.
+// Above them the parts of the page; then send.js and commands.js, which
+// act on the composer; chat.js, which wires the chat; and on top one entry
+// per page (page-home.js, page-session.js, page-settings.js), which
+// nothing imports and which alone act when loaded.
+
+import { onActions } from './actions.js';
+import { initChat } from './chat.js';
+import { showError } from './alerts.js';
+import { openStream } from './stream.js';
+import { initCompaction } from './compaction.js';
+import { initNewSession, openNewSession } from './newsession.js';
+import { initSidebar } from './sidebar.js';
+import { initPanelDrawer } from './paneldrawer.js';
+import { forkMessage } from './lineage.js';
+import { initHighlight } from './highlight.js';
+import { initMessageKeys } from './messagekeys.js';
+import { initCopy } from './copy.js';
+import { initTimes } from './times.js';
+import { initThreads, loadEarlier } from './earlier.js';
+import { rowActions } from './rows.js';
+
+onActions({
+  // An archived session's banner restores or deletes it (rows.js).
+  restore: rowActions.restore,
+  'delete-ask': rowActions['delete-ask'],
+  'delete-cancel': rowActions['delete-cancel'],
+  delete: rowActions.delete,
+  'load-earlier': loadEarlier,
+  'new-session': openNewSession,
+  'fork-message': (el) => forkMessage(el, showError),
+});
+initTimes();
+initNewSession();
+initSidebar(showError);
+initPanelDrawer();
+initThreads();
+initMessageKeys();
+openStream();
+initChat();
+initCompaction();
+initHighlight();
+initCopy();

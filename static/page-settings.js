@@ -1,0 +1,12 @@
+// The entry of the settings page (web/layout.templ picks it): its forms
+// (settings.js) and the New session dialog.
+
+import { onActions } from './actions.js';
+import { initTimes } from './times.js';
+import { initNewSession, openNewSession } from './newsession.js';
+import { initSettings } from './settings.js';
+
+onActions({ 'new-session': openNewSession });
+initTimes();
+initNewSession();
+initSettings();
