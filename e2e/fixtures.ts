@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const MYCO_BIN = path.join(__dirname, '.bin', 'myco');
+// MYCO_BENCH_MYCO runs the tests (task bench:tab, mostly) against another
+// build of myco, say the last release's, to compare two in one sitting.
+export const MYCO_BIN = process.env.MYCO_BENCH_MYCO || path.join(__dirname, '.bin', 'myco');
 export const FAKELLM_BIN = path.join(__dirname, '.bin', 'fakellm');
 export const PROFILE = 'e2e';
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect, longSession, type Msg } from '../fixtures';
@@ -24,7 +25,9 @@ function report(work: string, figures: Figures) {
 }
 
 test.afterAll(() => {
-  const lines = ['| work | figures |', '| --- | --- |'];
+  // The machine's load says how far the figures are from a quiet one's.
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  const lines = [`load average ${load} on ${os.cpus().length} cores`, '', '| work | figures |', '| --- | --- |'];
   for (const r of rows) {
     lines.push(`| ${r.work} | ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join('; ')} |`);
   }
@@ -115,6 +118,8 @@ test('switching sessions from the sidebar', async ({ page, myco, fake }) => {
   const bytes: number[] = [];
   const requests: number[] = [];
   const network: number[] = [];
+  const html: number[] = [];
+  const scripts: number[] = [];
   for (let i = 1; i <= 12; i++) {
     const id = ids[i % 6];
     const link = page.locator(`#sidebar [data-session-id="${id}"] a.sidebar-link`);
@@ -124,7 +129,16 @@ test('switching sessions from the sidebar', async ({ page, myco, fake }) => {
     const took = await usableAfter(page, t0);
     await expect(page.getByTestId('session-title')).toHaveText(`Session ${i % 6}`);
     const tr = await transfer(page, t0);
+    // Where the time went: the page's HTML in, its scripts run (a module
+    // runs before DOMContentLoaded), from the click.
+    const nav = await page.evaluate((t) => {
+      const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      const at = (x: number) => performance.timeOrigin + x - t;
+      return { html: at(n.responseEnd), scripts: at(n.domContentLoadedEventEnd) };
+    }, t0);
     if (i > 1) {
+      html.push(nav.html);
+      scripts.push(nav.scripts);
       times.push(took);
       bytes.push(tr.bytes);
       requests.push(tr.requests);
@@ -134,6 +148,8 @@ test('switching sessions from the sidebar', async ({ page, myco, fake }) => {
   report('switch sessions from the sidebar (warm, 11 switches)', {
     'usable p50': ms(median(times)),
     worst: ms(Math.max(...times)),
+    'HTML in p50': ms(median(html)),
+    'scripts run p50': ms(median(scripts)),
     requests: median(requests),
     'from the network': median(network),
     transferred: kb(median(bytes)),
