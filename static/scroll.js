@@ -74,5 +74,28 @@ export function initScroll() {
   if (location.hash.startsWith('#m-')) letGo();
   else if (!location.hash && document.getElementById('composer')) {
     window.scrollTo(0, document.scrollingElement.scrollHeight);
+    holdBottomWhileOpening();
   }
+}
+
+// holdBottomWhileOpening keeps a page that opened at its bottom there
+// while its messages' heights settle: a message off screen is laid out
+// only when it nears the viewport (content-visibility in style.css), so
+// the height the page opened with was partly guessed. Until the reader
+// first acts, a change of the conversation's size takes the page to the
+// bottom again, before the frame is painted. After that, growing content
+// (a details opened) must not move the page under them.
+function holdBottomWhileOpening() {
+  const conversation = document.querySelector('.conversation');
+  if (!conversation) return;
+  const settle = new ResizeObserver(() => {
+    if (stick) window.scrollTo(0, document.scrollingElement.scrollHeight);
+  });
+  settle.observe(conversation);
+  const acts = ['pointerdown', 'keydown', 'wheel', 'touchstart'];
+  const stop = () => {
+    settle.disconnect();
+    for (const t of acts) window.removeEventListener(t, stop, true);
+  };
+  for (const t of acts) window.addEventListener(t, stop, true);
 }
