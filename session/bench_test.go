@@ -214,3 +214,28 @@ func BenchmarkScanSummary(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoad1000Messages is the load row: Load of a session of 1,002
+// messages (334 rounds of question, answer with a tool call, tool output;
+// about 1 MB) from disk, journal included.
+func BenchmarkLoad1000Messages(b *testing.B) {
+	doc := realisticDoc("0193c7b2-0000-7000-8000-0000000001e8", 334, 600)
+	s, _ := openStore(b, session.Options{})
+	if err := s.Save(doc); err != nil {
+		b.Fatal(err)
+	}
+	data, err := session.Encode(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		got, err := s.Load(doc.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(got.Threads[0].Messages); n != 1002 {
+			b.Fatalf("loaded %d messages, want 1002", n)
+		}
+	}
+}
