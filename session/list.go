@@ -54,6 +54,9 @@ type folder struct {
 	// lastNote is the cache's gen at this store's last change here: an
 	// observation begun before it may be out of date.
 	lastNote uint64
+	// dirty: files changed since the folder's listing cache was read or
+	// written (SaveListingCache); seeded: the cache was read, or tried.
+	dirty, seeded bool
 }
 
 // fileEntry is one document as the cache knows it. An entry is never
@@ -159,6 +162,7 @@ func (s *Store) noteWritten(dir string, doc *Document, info fs.FileInfo) {
 	f.files[doc.ID] = e
 	f.noted++
 	f.lastNote = c.gen
+	f.dirty = true
 }
 
 // noteRead tells the cache that this store has decoded doc, whole and
@@ -178,6 +182,7 @@ func (s *Store) noteRead(dir string, doc *Document, info fs.FileInfo) {
 		c.bump()
 		e.seq = c.gen
 		f.files[doc.ID] = e
+		f.dirty = true
 	case cur.st.same(stampOf(info)) && !cur.loaded:
 		loaded := *cur // the same summary: no listing changes
 		loaded.loaded = true
@@ -221,6 +226,7 @@ func (s *Store) noteChanged(dir string, doc *Document) {
 	e.seq = c.gen
 	f.files[doc.ID] = e
 	f.lastNote = c.gen
+	f.dirty = true
 }
 
 // noteMoved tells the listing that this store has just moved session id's
@@ -235,6 +241,7 @@ func (s *Store) noteMoved(id, from, to string) {
 	for _, f := range []*folder{src, dst} {
 		f.noted++
 		f.lastNote = c.gen
+		f.dirty = true
 	}
 	e, ok := src.files[id]
 	if !ok {
@@ -258,6 +265,7 @@ func (c *listCache) observe(dir, id string, e *fileEntry, since uint64) {
 	}
 	c.bump()
 	f.files[id] = e
+	f.dirty = true
 }
 
 // lookup returns the entry of dir/<id>.json if the cache has one that its
@@ -360,6 +368,7 @@ func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.File
 	f.recent = at.Sub(info.ModTime()) < recentWindow
 	if changed {
 		c.bump()
+		f.dirty = true
 	}
 }
 
@@ -585,6 +594,7 @@ func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted,
 	if err != nil {
 		return err
 	}
+	s.seedFromListingCache(dir)
 	prev := s.cache.entries(dir)
 	files := make(map[string]*fileEntry, len(entries))
 	var misses []miss

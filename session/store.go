@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,8 @@ type Store struct {
 	locks  map[string]heldLock
 	docMus map[string]*sync.Mutex
 	cache  *listCache
+	// cacheSaveMu serialises SaveListingCache.
+	cacheSaveMu sync.Mutex
 	// redactor replaces secrets in everything written; nil writes them.
 	redactor *redact.Redactor
 }
@@ -65,14 +68,29 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("open session store: %w", err)
 		}
-		if err := sweepTemp(d); err != nil {
-			return nil, fmt.Errorf("open session store: %w", err)
-		}
-		if err := s.sweepUnlockedTemp(d); err != nil {
+		if err := s.sweepTemps(d); err != nil {
 			return nil, fmt.Errorf("open session store: %w", err)
 		}
 	}
 	return s, nil
+}
+
+// sweepTemps removes what interrupted saves left in dir. It reads the
+// folder once, unsorted, and sweeps only when it holds a temp file: a
+// folder of 10,000 sessions holds 20,000 names, and a start should read
+// them as few times as it can.
+func (s *Store) sweepTemps(dir string) error {
+	entries, err := readDocs(dir)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), atomicfile.TempPrefix) }) {
+		return nil
+	}
+	if err := sweepTemp(dir); err != nil {
+		return err
+	}
+	return s.sweepUnlockedTemp(dir)
 }
 
 // sweepUnlockedTemp removes the temp files of documents whose writer lock

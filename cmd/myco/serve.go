@@ -67,7 +67,19 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	defer serverLock.Unlock()
 	recoverJournals(e, st)
 	migrate(e, st)
+	// The start's listing is done: keep it for the next start, while this
+	// one serves, and again at the end (saveListing).
+	go saveListing(e, st)
+	defer saveListing(e, st)
 	return runServer(ctx, e, st, settings, page, opts)
+}
+
+// saveListing writes the listing cache (session.ListingCacheName), so the
+// next start reads it instead of every document. Failing costs only that.
+func saveListing(e env, st *stores) {
+	if err := st.sessions.SaveListingCache(); err != nil {
+		fmt.Fprintf(e.stderr, "myco: %v; the next start reads every session\n", err)
+	}
 }
 
 // openRunning opens page on the profile's live server.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"myco/profiles"
+	"myco/session"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while run writes to it.
@@ -114,6 +115,10 @@ func TestServeWritesServerInfoAndReusesIt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(p.Dir, "server.lock")); err != nil {
 		t.Errorf("server.lock: %v", err)
+	}
+	// What the next start reads instead of every document.
+	if _, err := os.Stat(filepath.Join(p.SessionDir(), session.ListingCacheName)); err != nil {
+		t.Errorf("listing cache: %v", err)
 	}
 }
 
