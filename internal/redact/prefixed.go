@@ -2,7 +2,6 @@ package redact
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 )
 
@@ -45,7 +44,7 @@ var prefixedRules = []rule{
 	{
 		kind: "airtable-token", anchors: []string{"pat"}, word: true, window: 128,
 		pre: func(rest []byte, _ int) bool { return len(rest) > 17 && rest[17] == '.' },
-		re:  regexp.MustCompile(`\Apat[A-Za-z0-9]{14}\.[a-f0-9]{64}`),
+		re:  lazyRegexp(`\Apat[A-Za-z0-9]{14}\.[a-f0-9]{64}`),
 	},
 	tokenRule("alibaba-access-key", `LTAI[A-Za-z0-9]{20}`, "LTAI"),
 	tokenRule("artifactory-token", `AKCp[A-Za-z0-9]{69,}|cmVmd[A-Za-z0-9]{59,}`, "AKCp", "cmVmd"),
@@ -69,7 +68,7 @@ var prefixedRules = []rule{
 	tokenRule("groq-key", `gsk_[A-Za-z0-9]{48,}`, "gsk_"),
 	{
 		kind: "harness-key", anchors: []string{"pat.", "sat."}, word: true, window: 128,
-		re: regexp.MustCompile(`\A[ps]at\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}`),
+		re: lazyRegexp(`\A[ps]at\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}`),
 	},
 	tokenRule("heroku-key", `HRKU-AA[A-Za-z0-9_\-]{58,}`, "HRKU-AA"),
 	tokenRule("infracost-token", `ico-[A-Za-z0-9]{32}`, "ico-"),
@@ -77,7 +76,7 @@ var prefixedRules = []rule{
 	tokenRule("linear-key", `lin_api_[A-Za-z0-9]{40,}`, "lin_api_"),
 	{
 		kind: "teams-webhook", anchors: []string{"webhook.office.com/webhookb2/"}, window: 512,
-		re: regexp.MustCompile(`\Awebhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}`),
+		re: lazyRegexp(`\Awebhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}`),
 	},
 	tokenRule("notion-token", `ntn_[0-9]{11}[A-Za-z0-9]{35,}`, "ntn_"),
 	tokenRule("octopus-key", `API-[A-Z0-9]{26}`, "API-"),
@@ -101,7 +100,7 @@ var prefixedRules = []rule{
 		// The value of AccountKey= in an Azure storage connection string
 		// (and SharedAccessKey= in a Service Bus one): base64 of a key.
 		kind: "azure-storage-key", anchors: []string{"AccountKey=", "SharedAccessKey="}, fold: true, window: 256,
-		re:    regexp.MustCompile(`\A(?i:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`),
+		re:    lazyRegexp(`\A(?i:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`),
 		group: 1,
 	},
 	{
@@ -109,22 +108,22 @@ var prefixedRules = []rule{
 		// must decode to something with a colon ("Basic authentication"
 		// is prose).
 		kind: "basic-auth", anchors: []string{"basic "}, fold: true, word: true, window: 2 << 10,
-		re:    regexp.MustCompile(`\A(?i:basic) +([A-Za-z0-9+/]{8,}={0,2})`),
+		re:    lazyRegexp(`\A(?i:basic) +([A-Za-z0-9+/]{8,}={0,2})`),
 		group: 1, keep: func(_, v []byte) bool { return !basicCredentials(v) },
 	},
 	{
 		// curl -u user:password, --user user:password; the password
 		// goes, the user stays.
 		kind: "curl-password", anchors: []string{"-u ", "--user"}, word: true, window: 512,
-		re:     regexp.MustCompile(userPassword(`(?:\\["']|')?`)),
-		textRe: regexp.MustCompile(userPassword(`["']?`)),
+		re:     lazyRegexp(userPassword(`(?:\\["']|')?`)),
+		textRe: lazyRegexp(userPassword(`["']?`)),
 		group:  1, keep: func(_, v []byte) bool { return placeholder(v) || allDigits(v) },
 	},
 	{
 		// mysql -psecret (the password is glued to -p).
 		kind: "mysql-password", anchors: []string{"mysql"}, word: true, window: 512,
-		re:     regexp.MustCompile(mysqlPassword(`(?:\\["']|')?`)),
-		textRe: regexp.MustCompile(mysqlPassword(`["']?`)),
+		re:     lazyRegexp(mysqlPassword(`(?:\\["']|')?`)),
+		textRe: lazyRegexp(mysqlPassword(`["']?`)),
 		group:  1, keep: func(_, v []byte) bool { return placeholder(v) },
 	},
 }
@@ -138,7 +137,7 @@ var prefixedRules = []rule{
 func tokenRule(kind, pattern string, anchors ...string) rule {
 	return rule{
 		kind: kind, anchors: anchors, word: true, notBase64: true, window: 2 << 10,
-		re:    regexp.MustCompile(`\A(` + pattern + `)(?:[^A-Za-z0-9_\-+/]|\z)`),
+		re:    lazyRegexp(`\A(` + pattern + `)(?:[^A-Za-z0-9_\-+/]|\z)`),
 		group: 1, keep: keepUnlessRandom,
 	}
 }
@@ -179,7 +178,7 @@ func discordRule() rule {
 	}
 	return rule{
 		kind: "discord-token", anchors: anchors, word: true, window: 256,
-		re: regexp.MustCompile(`\A[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}`),
+		re: lazyRegexp(`\A[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}`),
 	}
 }
 

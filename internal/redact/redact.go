@@ -20,7 +20,6 @@ package redact
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -40,7 +39,7 @@ type rule struct {
 	fold    bool
 	// re matches at an anchor (it starts with \A); group is the submatch
 	// replaced, 0 for the whole match.
-	re    *regexp.Regexp
+	re    *lazyRE
 	group int
 	// pre, when set, rules out most non-matches cheaply before re runs
 	// (rest starts with the anchor, whose length is n).
@@ -54,7 +53,7 @@ type rule struct {
 	// window is how far past the anchor a match may reach.
 	window int
 	// textRe, when set, is re for plain text (re is for JSON text).
-	textRe *regexp.Regexp
+	textRe *lazyRE
 	// keep, when set, is asked about a match and the text it would
 	// replace; true keeps it (a look-alike: a word, a type name, a
 	// placeholder).
@@ -76,39 +75,39 @@ var specificRules = []rule{
 		// included: a PEM block spans lines, written as \n in JSON.
 		// A block cut short (head -c, a truncated output) is a secret
 		// still: without its END line, the base64 lines after BEGIN go.
-		re:     regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,. \-]|\\[nrt])*)`),
-		textRe: regexp.MustCompile(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=:,. \-\r\n\t]*)`),
+		re:     lazyRegexp(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:[^"\\]|\\.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=:,. \-]|\\[nrt])*)`),
+		textRe: lazyRegexp(`\A-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=:,. \-\r\n\t]*)`),
 	},
 	{
 		kind: "anthropic-key", anchors: []string{"sk-ant-"}, word: true, window: 512,
-		re: regexp.MustCompile(`\Ask-ant-` + tokenChars + `{20,}`),
+		re: lazyRegexp(`\Ask-ant-` + tokenChars + `{20,}`),
 	},
 	{
 		kind: "openai-key", anchors: []string{"sk-"}, word: true, window: 512,
-		re:   regexp.MustCompile(`\Ask-(?:proj-|svcacct-|admin-)?` + tokenChars + `{20,}`),
+		re:   lazyRegexp(`\Ask-(?:proj-|svcacct-|admin-)?` + tokenChars + `{20,}`),
 		keep: func(_, v []byte) bool { return bytes.HasPrefix(v, []byte("sk-ant-")) || !looksRandom(v) },
 	},
 	{
 		kind: "github-token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true, window: 512,
-		re: regexp.MustCompile(`\A(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+		re: lazyRegexp(`\A(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
 	},
 	{
 		kind: "aws-access-key", anchors: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, word: true, window: 64,
 		// The trailing character is matched only to check that the key
 		// ends there; it stays.
-		re: regexp.MustCompile(`\A((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?:[^A-Za-z0-9]|\z)`), group: 1,
+		re: lazyRegexp(`\A((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?:[^A-Za-z0-9]|\z)`), group: 1,
 	},
 	{
 		kind: "slack-token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"}, word: true, window: 512,
-		re: regexp.MustCompile(`\Ax(?:ox[bpaosre]|app)[-.][A-Za-z0-9.\-]{10,}`),
+		re: lazyRegexp(`\Ax(?:ox[bpaosre]|app)[-.][A-Za-z0-9.\-]{10,}`),
 	},
 	{
 		kind: "slack-webhook", anchors: []string{"https://hooks.slack.com/services/"}, window: 512,
-		re: regexp.MustCompile(`\Ahttps://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}`),
+		re: lazyRegexp(`\Ahttps://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}`),
 	},
 	{
 		kind: "stripe-key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "sk_prod_", "rk_prod_", "whsec_"}, word: true, window: 512,
-		re: regexp.MustCompile(`\A(?:[sr]k_(?:live|test|prod)_|whsec_)[A-Za-z0-9]{16,}`),
+		re: lazyRegexp(`\A(?:[sr]k_(?:live|test|prod)_|whsec_)[A-Za-z0-9]{16,}`),
 	},
 }
 
@@ -117,17 +116,17 @@ var specificRules = []rule{
 var generalRules = []rule{
 	{
 		kind: "jwt", anchors: []string{"eyJ"}, word: true, window: 8 << 10,
-		re: regexp.MustCompile(`\AeyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
+		re: lazyRegexp(`\AeyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`),
 	},
 	{
 		kind: "bearer-token", anchors: []string{"bearer "}, fold: true, word: true, window: 2 << 10,
-		re:    regexp.MustCompile(`\A(?i:bearer) +([A-Za-z0-9._~+/\-]{16,}=*)`),
+		re:    lazyRegexp(`\A(?i:bearer) +([A-Za-z0-9._~+/\-]{16,}=*)`),
 		group: 1, keep: func(_, v []byte) bool { return !looksRandom(v) },
 	},
 	{
 		kind: "url-password", anchors: []string{"://"}, window: 256, pre: userinfoAhead,
 		// The user may be empty: redis://:password@host.
-		re:    regexp.MustCompile(`\A://[^\s:/@"\\]*:([^\s:/@"\\]+)@`),
+		re:    lazyRegexp(`\A://[^\s:/@"\\]*:([^\s:/@"\\]+)@`),
 		group: 1, keep: func(_, v []byte) bool { return placeholder(v) },
 	},
 	{
@@ -137,8 +136,8 @@ var generalRules = []rule{
 		// "password_hash: …" are not assignments of a secret. A quote
 		// before the separator must be escaped: a bare `"x": ` in JSON is
 		// the document's own structure.
-		re:     regexp.MustCompile(assignment(`(?:\\["']|')?`)),
-		textRe: regexp.MustCompile(assignment(`["']?`)),
+		re:     lazyRegexp(assignment(`(?:\\["']|')?`)),
+		textRe: lazyRegexp(assignment(`["']?`)),
 		group:  1, keep: keepAssignment,
 	},
 }
