@@ -239,3 +239,25 @@ func BenchmarkLoad1000Messages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkList10000Restart is the store's part of a restart: a new store
+// lists 10,000 unchanged documents whose listing cache an earlier store
+// saved (SaveListingCache), as a server's start does.
+func BenchmarkList10000Restart(b *testing.B) {
+	dir := b.TempDir()
+	writeListFixture(b, dir, 10000)
+	first := mustOpen(b, dir, session.Options{})
+	if _, err := first.List(session.ListOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := first.SaveListingCache(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s := mustOpen(b, dir, session.Options{})
+		sums, err := s.List(session.ListOptions{})
+		if err != nil || len(sums) != 10000 {
+			b.Fatalf("listed %d sessions (%v), want 10000", len(sums), err)
+		}
+	}
+}

@@ -57,6 +57,8 @@ type folder struct {
 	// dirty: files changed since the folder's listing cache was read or
 	// written (SaveListingCache); seeded: the cache was read, or tried.
 	dirty, seeded bool
+	// checking: a background check of an expired scan runs.
+	checking bool
 }
 
 // fileEntry is one document as the cache knows it. An entry is never
@@ -288,9 +290,10 @@ func (c *listCache) lookup(dir, id string, info fs.FileInfo) (*fileEntry, bool) 
 type folderCheck int
 
 const (
-	folderScan      folderCheck = iota // unknown or expired: stat every file
+	folderScan      folderCheck = iota // unknown or changed: stat every file
 	folderUnchanged                    // the entries stand
 	folderOwnWrites                    // changed, maybe only by this store
+	folderExpired                      // unchanged, but its scan is older than folderTTL
 )
 
 // begin returns how many of this store's changes dir has seen and the
@@ -307,15 +310,39 @@ func (c *listCache) check(dir string, info fs.FileInfo, now time.Time) folderChe
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
+	expired := now.Sub(f.at) >= folderTTL
 	switch {
-	case f.info == nil || now.Before(f.at) || now.Sub(f.at) >= folderTTL:
+	case f.info == nil || now.Before(f.at):
 		return folderScan
+	case sameFile(f.info, info) && !f.recent && expired:
+		return folderExpired
 	case sameFile(f.info, info) && !f.recent:
 		return folderUnchanged
+	case expired:
+		return folderScan
 	case f.noted > f.infoNoted:
 		return folderOwnWrites
 	}
 	return folderScan
+}
+
+// startCheck reports whether no background check of dir runs, and marks
+// one running.
+func (c *listCache) startCheck(dir string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	if f.checking {
+		return false
+	}
+	f.checking = true
+	return true
+}
+
+func (c *listCache) endCheck(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.folder(dir).checking = false
 }
 
 // adopt takes info as dir's stat if the folder's documents are exactly the
@@ -540,6 +567,9 @@ func (s *Store) refresh(dir string) error {
 	switch s.cache.check(dir, info, now) {
 	case folderUnchanged:
 		return nil
+	case folderExpired:
+		s.checkInBackground(dir, info, now, noted, gen)
+		return nil
 	case folderOwnWrites:
 		ids, err := readIDs(dir)
 		if err != nil {
@@ -550,6 +580,23 @@ func (s *Store) refresh(dir string) error {
 		}
 	}
 	return s.scanFiles(dir, info, now, noted, gen)
+}
+
+// checkInBackground stats every file of dir, unchanged but for edits in
+// place, on a goroutine of its own, one at a time per folder. The listing
+// that found the scan expired answers from the cache at once: a stat of
+// 10,000 files is the tail of a listing otherwise. What the check finds
+// shows in the next listing, and ListChanged tells watchers.
+func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) {
+	if !s.cache.startCheck(dir) {
+		return
+	}
+	go func() {
+		defer s.cache.endCheck(dir)
+		if err := s.scanFiles(dir, info, now, noted, gen); err != nil {
+			s.log.Warn("checking the session folder", "folder", dir, "err", err)
+		}
+	}()
 }
 
 // readDocs lists the documents of dir, in no particular order (os.ReadDir

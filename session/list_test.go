@@ -293,6 +293,21 @@ func listOne(t *testing.T, s *session.Store, id string) session.Summary {
 // reused.
 const folderTTL = 10 * time.Second
 
+// listAfterCheck lists once the folder's scan has expired: that listing
+// answers from the cache at once and starts a check of every file in the
+// background; once the check changed the listing, the summary of id.
+func listAfterCheck(t *testing.T, s *session.Store, id string) session.Summary {
+	t.Helper()
+	changed := s.ListChanged()
+	listOne(t, s, id)
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the background check changed nothing")
+	}
+	return listOne(t, s, id)
+}
+
 // TestListFolderCache: a save (a rename) shows at once; an edit written
 // into the file, which leaves the folder as it was, shows once the
 // folder's scan expires, never later.
@@ -365,7 +380,7 @@ func TestListFolderCache(t *testing.T) {
 			t.Errorf("within folderTTL: title %q, want the cached %q", got, old)
 		}
 		c.advance(2 * time.Second)
-		if got := listOne(t, s, id).Title; got != doc.Title {
+		if got := listAfterCheck(t, s, id).Title; got != doc.Title {
 			t.Errorf("after folderTTL: title %q, want %q", got, doc.Title)
 		}
 	})
@@ -392,7 +407,7 @@ func TestListFolderCache(t *testing.T) {
 			t.Fatalf("within folderTTL: the repair shows already, so the folder's scan was not reused: %+v", got)
 		}
 		c.advance(folderTTL)
-		if got := listOne(t, s, id); got.Damaged != "" || got.Title != doc.Title {
+		if got := listAfterCheck(t, s, id); got.Damaged != "" || got.Title != doc.Title {
 			t.Errorf("after a repair and folderTTL: %+v", got)
 		}
 	})
@@ -531,7 +546,7 @@ func TestListInPlaceEditAfterOwnWrite(t *testing.T) {
 		t.Errorf("this store's write: title %q", got)
 	}
 	c.advance(folderTTL)
-	if got := listOne(t, s, id).Title; got != doc.Title {
+	if got := listAfterCheck(t, s, id).Title; got != doc.Title {
 		t.Errorf("after folderTTL: title %q, want %q", got, doc.Title)
 	}
 }
