@@ -44,8 +44,14 @@ func (s *Server) listSessions(c echo.Context) error {
 
 // filterSummaries keeps the sessions whose title, model or ID contains q,
 // ignoring case. It never returns nil, so the JSON answer is always a list.
+//
+// With no q it is sums itself, not a copy: the store's listing is shared
+// and read only, and callers only read it.
 func filterSummaries(sums []session.Summary, q string) []session.Summary {
 	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" && sums != nil {
+		return sums
+	}
 	out := make([]session.Summary, 0, len(sums))
 	for _, s := range sums {
 		if q == "" || strings.Contains(strings.ToLower(s.Title), q) ||

@@ -81,11 +81,12 @@ type fileEntry struct {
 	seq    uint64 // the cache's gen when this store noted it; 0 if scanned
 }
 
-// listView is one listing as it was at gen: its entries newest first.
-// Summaries and JSON are made from the entries on each call, not kept.
+// listView is one listing as it was at gen: its summaries newest first,
+// shared read-only by every List until the listing changes. Its JSON is
+// made on each call, not kept.
 type listView struct {
-	gen     uint64
-	entries []*fileEntry
+	gen  uint64
+	sums []Summary
 }
 
 // folderTTL is how long a folder's scan is trusted while its stat is
@@ -426,7 +427,10 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 
 	// Sorted outside the lock: saves note their writes meanwhile.
 	slices.SortFunc(entries, func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) })
-	v := &listView{gen: gen, entries: entries}
+	v := &listView{gen: gen, sums: make([]Summary, len(entries))}
+	for i, e := range entries {
+		v.sums[i] = e.sum
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur := c.views[k]; cur == nil || cur.gen < gen {
@@ -440,25 +444,22 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 // writes, a few KB at a time: the listing's JSON is never held whole.
 // Nothing is written if a summary cannot be encoded.
 func (v *listView) writeJSON(w io.Writer) error {
-	for _, e := range v.entries {
-		if y := e.sum.CreatedAt.Year(); y < 0 || y > 9999 {
-			_, err := appendSummaryJSON(nil, &e.sum) // encoding/json's own error
-			return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
-		}
-		if y := e.sum.UpdatedAt.Year(); y < 0 || y > 9999 {
-			_, err := appendSummaryJSON(nil, &e.sum)
-			return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
+	for i := range v.sums {
+		sum := &v.sums[i]
+		if y1, y2 := sum.CreatedAt.Year(), sum.UpdatedAt.Year(); y1 < 0 || y1 > 9999 || y2 < 0 || y2 > 9999 {
+			_, err := appendSummaryJSON(nil, sum) // encoding/json's own error
+			return fmt.Errorf("encode session %s: %w", sum.ID, err)
 		}
 	}
 	b := make([]byte, 0, 32<<10)
 	b = append(b, '[')
-	for i := range v.entries {
+	for i := range v.sums {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = appendSummaryJSON(b, &v.entries[i].sum); err != nil {
-			return fmt.Errorf("encode session %s: %w", v.entries[i].sum.ID, err)
+		if b, err = appendSummaryJSON(b, &v.sums[i]); err != nil {
+			return fmt.Errorf("encode session %s: %w", v.sums[i].ID, err)
 		}
 		if len(b) >= 28<<10 {
 			if _, err := w.Write(b); err != nil {
@@ -482,16 +483,16 @@ type ListOptions struct {
 // short, waiting for MigrateArchived) is listed with the archived ones.
 // Damaged documents are included with Damaged set and their file time as
 // UpdatedAt; they are only read, never touched.
+//
+// The slice is shared by every call until the listing changes: read only
+// (appending to it copies it). A page of 100 rows of a profile of 10,000
+// sessions used to copy all 10,000 summaries, 2.4 MB, on each request.
 func (s *Store) List(opts ListOptions) ([]Summary, error) {
 	v, err := s.listView(opts)
 	if err != nil {
 		return nil, err
 	}
-	sums := make([]Summary, len(v.entries))
-	for i, e := range v.entries {
-		sums[i] = e.sum
-	}
-	return sums, nil
+	return slices.Clip(v.sums), nil
 }
 
 // WriteListJSON writes what List returns to w as a JSON array, as

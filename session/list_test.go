@@ -614,3 +614,33 @@ func TestListUsageMatchesDocument(t *testing.T) {
 		t.Errorf("listed usage, carried after messages (-want +got):\n%s", diff)
 	}
 }
+
+// TestListSharesOneSlice: an unchanged listing is one slice for every
+// caller (a page of 100 rows copied 10,000 summaries per request), which
+// an append cannot change; a change makes a new one.
+func TestListSharesOneSlice(t *testing.T) {
+	c := &clock{now: time.Now()}
+	s, _ := openStore(t, session.Options{Now: c.Now})
+	for i := range 3 {
+		if err := s.Save(newDoc(fmt.Sprintf("0193c7b2-0000-7000-8000-00000000005%d", i), t0, 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.advance(time.Minute) // the files are old enough to be cached
+	a, err := s.List(session.ListOptions{})
+	if err != nil || len(a) != 3 {
+		t.Fatalf("List: %d sessions, %v", len(a), err)
+	}
+	_ = append(a, session.Summary{ID: "appended"})
+	b, err := s.List(session.ListOptions{})
+	if err != nil || len(b) != 3 || &a[0] != &b[0] {
+		t.Fatalf("second List: %d sessions (%v), shared %v", len(b), err, len(b) > 0 && &a[0] == &b[0])
+	}
+	if err := s.Save(newDoc("0193c7b2-0000-7000-8000-000000000059", t0, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.List(session.ListOptions{})
+	if err != nil || len(d) != 4 || len(a) != 3 {
+		t.Errorf("after a save: %d sessions, the earlier slice %d (%v)", len(d), len(a), err)
+	}
+}
