@@ -1,21 +1,22 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"myco/internal/errkind"
 )
 
 // Sentinel errors, checked with errors.Is.
 var (
-	ErrNotFound        = errors.New("session not found")
-	ErrAmbiguous       = errors.New("ambiguous session id")
-	ErrLocked          = errors.New("session locked")
-	ErrDamaged         = errors.New("session document damaged")
-	ErrInvalidID       = errors.New("invalid session id")
-	ErrAlreadyArchived = errors.New("session already archived")
-	ErrNotArchived     = errors.New("session not archived")
-	ErrConflict        = errors.New("file already exists at destination")
+	ErrNotFound        = errkind.New(errkind.NotFound, "session not found")
+	ErrAmbiguous       = errkind.New(errkind.Conflict, "ambiguous session id")
+	ErrLocked          = errkind.New(errkind.Locked, "session locked")
+	ErrDamaged         = errkind.New(errkind.Damaged, "session document damaged")
+	ErrInvalidID       = errkind.New(errkind.Invalid, "invalid session id")
+	ErrAlreadyArchived = errkind.New(errkind.Conflict, "session already archived")
+	ErrNotArchived     = errkind.New(errkind.Conflict, "session not archived")
+	ErrConflict        = errkind.New(errkind.Conflict, "file already exists at destination")
 )
 
 // DamagedError says why a document cannot be read. The file is left as it
@@ -31,6 +32,9 @@ func (e *DamagedError) Error() string {
 
 // Is makes errors.Is(err, ErrDamaged) hold.
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// Kind is ErrDamaged's: errkind.Of does not follow Is.
+func (e *DamagedError) Kind() errkind.Kind { return errkind.Damaged }
 
 // LockedError names the process that holds a session's writer lock, as far
 // as the hint in the lock file tells (PID 0 when it does not).
@@ -53,6 +57,9 @@ func (e *LockedError) Error() string {
 // Is makes errors.Is(err, ErrLocked) hold.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
+// Kind is ErrLocked's.
+func (e *LockedError) Kind() errkind.Kind { return errkind.Locked }
+
 // AmbiguousError lists the sessions an ID prefix matches.
 type AmbiguousError struct {
 	Prefix  string
@@ -73,3 +80,6 @@ func (e *AmbiguousError) Error() string {
 
 // Is makes errors.Is(err, ErrAmbiguous) hold.
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
+// Kind is ErrAmbiguous's.
+func (e *AmbiguousError) Kind() errkind.Kind { return errkind.Conflict }

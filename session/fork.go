@@ -1,16 +1,17 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
+
+	"myco/internal/errkind"
 )
 
 // ErrForkPoint means a fork was asked to end where no turn ends: a message
 // not in the latest thread, or more turns than it has.
-var ErrForkPoint = errors.New("no such fork point")
+var ErrForkPoint = errkind.New(errkind.Invalid, "no such fork point")
 
 // ForkOptions say where a fork's history ends. The latest thread is cut
 // on a turn boundary (a turn starts at a message the person typed, and

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"myco/internal/errkind"
 )
 
 // DefaultMaxImageSize is the largest image Put accepts unless SetMaxSize
@@ -32,15 +34,15 @@ const octetStream = "application/octet-stream"
 
 var (
 	// ErrImageMissing means no blob is stored under the SHA-256 asked for.
-	ErrImageMissing = errors.New("image missing")
+	ErrImageMissing = errkind.New(errkind.NotFound, "image missing")
 	// ErrImageCorrupt means a blob's bytes no longer hash to its name.
-	ErrImageCorrupt = errors.New("image corrupt")
+	ErrImageCorrupt = errkind.New(errkind.Damaged, "image corrupt")
 	// ErrNotImage means the bytes are not a png, jpeg, gif or webp image.
-	ErrNotImage = errors.New("not a png, jpeg, gif or webp image")
+	ErrNotImage = errkind.New(errkind.Invalid, "not a png, jpeg, gif or webp image")
 	// ErrImageTooLarge means the bytes are over the store's size limit.
-	ErrImageTooLarge = errors.New("image too large")
+	ErrImageTooLarge = errkind.New(errkind.TooLarge, "image too large")
 	// ErrInvalidSHA means a blob name is not 64 lowercase hex digits.
-	ErrInvalidSHA = errors.New("invalid sha256")
+	ErrInvalidSHA = errkind.New(errkind.Invalid, "invalid sha256")
 )
 
 // Images is the content-addressed blob store of a profile:

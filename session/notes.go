@@ -1,13 +1,13 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"myco/internal/errkind"
 	"myco/internal/textcut"
 )
 
@@ -55,7 +55,7 @@ const MaxNoteStored = 256 << 10
 
 // ErrNoNote means a note named for removal is not waiting (gone, or
 // delivered already).
-var ErrNoNote = errors.New("no such waiting note")
+var ErrNoNote = errkind.New(errkind.NotFound, "no such waiting note")
 
 func sameNote(x, y Note) bool {
 	return x.ID == y.ID && x.DeliveredIn == y.DeliveredIn && x.Text == y.Text

@@ -1,11 +1,12 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"myco/internal/errkind"
 )
 
 // TitleMax is the longest title, in characters: a title is a heading, a
@@ -17,10 +18,10 @@ var (
 	// ErrEmptyTitle means a title holds nothing once cleaned. A session is
 	// renamed to something or left as it is: an untitled session is one
 	// that was never named (the automatic title names it then).
-	ErrEmptyTitle = errors.New("title is empty")
+	ErrEmptyTitle = errkind.New(errkind.Invalid, "title is empty")
 	// ErrArchived means a change was refused because the session is
 	// archived: it is read-only until it is restored.
-	ErrArchived = errors.New("session is archived")
+	ErrArchived = errkind.New(errkind.Conflict, "session is archived")
 )
 
 // CleanTitle returns s as a title: valid UTF-8 (a broken byte becomes

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"myco/internal/errkind"
 	"myco/internal/redact"
 )
 
@@ -74,7 +75,7 @@ type Writer struct {
 
 // ErrWriterClosed means a change was made through a writer that was
 // closed: its lock is gone, and someone else may write the session now.
-var ErrWriterClosed = errors.New("the session's writer is closed")
+var ErrWriterClosed = errkind.New(errkind.Conflict, "the session's writer is closed")
 
 // syncEvery is how often text and tool output reach the disk for sure.
 const syncEvery = time.Second
@@ -259,7 +260,7 @@ func (w *Writer) flushLocked() error {
 
 // ErrThreadChanged means a change was meant for a thread that is no
 // longer the latest (a compaction made a successor meanwhile).
-var ErrThreadChanged = errors.New("the thread changed")
+var ErrThreadChanged = errkind.New(errkind.Conflict, "the thread changed")
 
 // record commits r and, when durable, waits until it is on disk.
 func (w *Writer) record(r *Record, durable bool) error {

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"myco/internal/errkind"
 )
 
 // A restore (undo, redo) writes only beneath the session's folder: every
@@ -23,7 +25,7 @@ import (
 
 // ErrConflict is a restore refused before it changed anything; the error
 // is a *ConflictError, which says where and why.
-var ErrConflict = errors.New("the folder cannot be restored as it is")
+var ErrConflict = errkind.New(errkind.Conflict, "the folder cannot be restored as it is")
 
 // ConflictError is a path whose shape now keeps a restore from being done
 // whole.

@@ -33,6 +33,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"myco/internal/errkind"
 )
 
 // MaxFile bounds a file the store keeps: a larger one (a build artefact, a
@@ -51,7 +53,7 @@ const (
 
 // ErrTooLarge is a folder past MaxFiles or MaxBytes; the error is a
 // *TooLargeError, which says how large.
-var ErrTooLarge = errors.New("too large to snapshot")
+var ErrTooLarge = errkind.New(errkind.Conflict, "too large to snapshot")
 
 // TooLargeError is a folder that was not snapshotted because it is past
 // the limits: Files and Bytes are what was counted when the walk stopped

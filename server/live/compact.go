@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
@@ -32,7 +33,7 @@ const (
 
 // Errors of compaction.
 var (
-	ErrNothingToCompact = errors.New("nothing to compact: the thread is empty")
+	ErrNothingToCompact = errkind.New(errkind.Invalid, "nothing to compact: the thread is empty")
 )
 
 // Compact makes a successor thread now, at the person's request. It holds

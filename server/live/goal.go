@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/session"
@@ -54,9 +55,9 @@ var goalToolDef = llm.Tool{
 
 // Errors of goal commands a caller maps to answers.
 var (
-	ErrNoGoal      = errors.New("this session has no goal")
-	ErrGoalOver    = errors.New("the goal is over (done, off or out of turns): set a new one with /goal TEXT")
-	ErrGoalBadMove = errors.New("a goal's state can be set to running, paused or off")
+	ErrNoGoal      = errkind.New(errkind.NotFound, "this session has no goal")
+	ErrGoalOver    = errkind.New(errkind.Conflict, "the goal is over (done, off or out of turns): set a new one with /goal TEXT")
+	ErrGoalBadMove = errkind.New(errkind.Invalid, "a goal's state can be set to running, paused or off")
 )
 
 // maxGoalNote bounds the note kept with a goal.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"myco/internal/errkind"
 	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
@@ -149,7 +150,7 @@ type Manager struct {
 }
 
 // ErrClosed means the process is shutting down.
-var ErrClosed = errors.New("live sessions are closing")
+var ErrClosed = errkind.New(errkind.Unavailable, "live sessions are closing")
 
 // NewManager returns a Manager; Run its idle loop for idle sessions to close.
 func NewManager(opts Options) *Manager {
@@ -277,7 +278,7 @@ func (m *Manager) openSession(id string) (*Session, error) {
 }
 
 // ErrReadOnly means the session cannot take messages here.
-var ErrReadOnly = errors.New("session is read-only")
+var ErrReadOnly = errkind.New(errkind.Conflict, "session is read-only")
 
 // RunIdle closes idle sessions until ctx ends.
 func (m *Manager) RunIdle(ctx context.Context) {

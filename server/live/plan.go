@@ -2,13 +2,13 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -42,7 +42,7 @@ const (
 )
 
 // ErrBadMode is a mode that is neither plan nor build.
-var ErrBadMode = errors.New("mode must be plan or build")
+var ErrBadMode = errkind.New(errkind.Invalid, "mode must be plan or build")
 
 // BuildPlanText is what "Build now" sends once build mode is back on.
 const BuildPlanText = "Build the plan above."

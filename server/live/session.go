@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -25,14 +26,14 @@ const (
 
 // Errors a caller maps to answers.
 var (
-	ErrTurnRunning  = errors.New("a turn is already running")
-	ErrNoTurn       = errors.New("no turn is running")
-	ErrNoApproval   = errors.New("no such pending approval")
-	ErrBadDecision  = errors.New("decision must be once, session or deny")
-	ErrBadHunks     = errors.New("hunks must be indexes of the change's hunks")
-	ErrNothingToRun = errors.New("nothing to retry: no message was sent yet")
-	ErrEmptyMessage = errors.New("the message is empty")
-	ErrStopped      = errors.New("stopped by the person")
+	ErrTurnRunning  = errkind.New(errkind.Conflict, "a turn is already running")
+	ErrNoTurn       = errkind.New(errkind.Conflict, "no turn is running")
+	ErrNoApproval   = errkind.New(errkind.Conflict, "no such pending approval")
+	ErrBadDecision  = errkind.New(errkind.Invalid, "decision must be once, session or deny")
+	ErrBadHunks     = errkind.New(errkind.Invalid, "hunks must be indexes of the change's hunks")
+	ErrNothingToRun = errkind.New(errkind.Invalid, "nothing to retry: no message was sent yet")
+	ErrEmptyMessage = errkind.New(errkind.Invalid, "the message is empty")
+	ErrStopped      = errkind.New(errkind.Conflict, "stopped by the person")
 )
 
 // Session is a session open in this process.
@@ -217,7 +218,7 @@ func usageOf(u session.Usage) event.Usage {
 
 // ErrSessionClosed means the live session was closed (idle, released for
 // an archive, or the process is exiting): it no longer writes anything.
-var ErrSessionClosed = errors.New("the live session is closed")
+var ErrSessionClosed = errkind.New(errkind.Conflict, "the live session is closed")
 
 // Update changes header fields of the document (title, links,
 // scratchpad, model) through the session's writer, the one write path. It

@@ -8,13 +8,14 @@ import (
 
 	"github.com/google/uuid"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/session"
 )
 
 // ErrQueuedGone means a queued message can no longer be changed: its turn
 // has started (it is in the conversation now) or it was cancelled.
-var ErrQueuedGone = errors.New("that message is no longer queued: its turn has started, or it was cancelled")
+var ErrQueuedGone = errkind.New(errkind.Conflict, "that message is no longer queued: its turn has started, or it was cancelled")
 
 // steering says which turn takes steers now. The steers themselves wait
 // in the document's queue, marked steer, saved before /steer is answered:

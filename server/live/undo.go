@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/tools"
 	"myco/session"
@@ -26,16 +27,16 @@ import (
 
 var (
 	// ErrUndoOff: settings say undo false.
-	ErrUndoOff = errors.New("undo is off (settings undo: false)")
+	ErrUndoOff = errkind.New(errkind.Conflict, "undo is off (settings undo: false)")
 	// ErrNothingToUndo / ErrNothingToRedo: no turn to take back or bring back.
-	ErrNothingToUndo = errors.New("there is no turn to undo")
-	ErrNothingToRedo = errors.New("there is no undone turn to redo")
+	ErrNothingToUndo = errkind.New(errkind.NotFound, "there is no turn to undo")
+	ErrNothingToRedo = errkind.New(errkind.NotFound, "there is no undone turn to redo")
 	// ErrUndoStale: the turn confirmed is no longer the one an undo or
 	// redo would take (another tab did it first, or a turn ran).
-	ErrUndoStale = errors.New("that turn is no longer the one to undo or redo; ask again")
+	ErrUndoStale = errkind.New(errkind.Conflict, "that turn is no longer the one to undo or redo; ask again")
 	// ErrOutsideFolder: a path (@path, /diff PATH) that is not in the
 	// session's folder.
-	ErrOutsideFolder = errors.New("only paths in the session's folder are taken")
+	ErrOutsideFolder = errkind.New(errkind.Forbidden, "only paths in the session's folder are taken")
 )
 
 // File actions of an undo or redo plan.

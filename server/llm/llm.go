@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"myco/internal/errkind"
 	"myco/session"
 )
 
@@ -89,6 +90,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Kind says a provider failed, whatever the cause it wraps.
+func (e *Error) Kind() errkind.Kind { return errkind.Upstream }
+
 // IsRetryable reports whether err is a transient model failure.
 func IsRetryable(err error) bool {
 	var e *Error
@@ -96,4 +100,4 @@ func IsRetryable(err error) bool {
 }
 
 // ErrNoProvider means the model names a provider that is not configured.
-var ErrNoProvider = errors.New("no provider configured")
+var ErrNoProvider = errkind.New(errkind.Conflict, "no provider configured")

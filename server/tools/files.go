@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"myco/internal/errkind"
 )
 
 // Limits of the file tools.
@@ -19,14 +21,14 @@ const (
 // Errors of the file tools. Each error they return wraps one of these, so
 // the caller can tell the agent's mistakes from the file system's refusals.
 var (
-	ErrFileInput = errors.New("invalid file tool input")
+	ErrFileInput = errkind.New(errkind.Invalid, "invalid file tool input")
 	ErrNotRead   = errors.New("file not read in this session")
 	ErrStale     = errors.New("file changed since it was read")
-	ErrDenied    = errors.New("path denied")
-	ErrNotText   = errors.New("not a text file")
-	ErrNoFile    = errors.New("no such file")
-	ErrNotFile   = errors.New("not a regular file")
-	ErrTooLarge  = errors.New("file too large")
+	ErrDenied    = errkind.New(errkind.Forbidden, "path denied")
+	ErrNotText   = errkind.New(errkind.Invalid, "not a text file")
+	ErrNoFile    = errkind.New(errkind.NotFound, "no such file")
+	ErrNotFile   = errkind.New(errkind.Invalid, "not a regular file")
+	ErrTooLarge  = errkind.New(errkind.Invalid, "file too large")
 	ErrEdit      = errors.New("edit cannot be applied")
 )
 
