@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -143,27 +142,6 @@ func renderMessage(id string, m session.Message) (string, error) {
 	var buf bytes.Buffer
 	err := web.Message(web.NewMessageView(id, m)).Render(context.Background(), &buf)
 	return buf.String(), err
-}
-
-// chatStatus maps live-session errors for statusOf.
-func chatStatus(err error) (int, bool) {
-	switch {
-	case errors.Is(err, live.ErrTurnRunning), errors.Is(err, live.ErrReadOnly):
-		return http.StatusConflict, true
-	case errors.Is(err, live.ErrNoTurn), errors.Is(err, live.ErrNoApproval):
-		return http.StatusConflict, true
-	// The session moved on under the request (closed for an archive or
-	// when idle, a new thread made meanwhile): the request was sound, the
-	// page only has to reload, so it is a conflict, not a server fault.
-	case errors.Is(err, live.ErrSessionClosed), errors.Is(err, live.ErrStopped):
-		return http.StatusConflict, true
-	case errors.Is(err, live.ErrBadDecision), errors.Is(err, live.ErrBadHunks), errors.Is(err, live.ErrEmptyMessage), errors.Is(err, live.ErrNothingToRun),
-		errors.Is(err, live.ErrNothingToCompact):
-		return http.StatusBadRequest, true
-	case errors.Is(err, live.ErrClosed):
-		return http.StatusServiceUnavailable, true
-	}
-	return 0, false
 }
 
 // renderContext is a live session's context gauge as the page renders it.

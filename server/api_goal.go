@@ -1,13 +1,11 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"myco/server/live"
 	"myco/session"
 )
 
@@ -71,7 +69,7 @@ func (s *Server) postGoal(c echo.Context) error {
 	}
 	g, err := ls.SetGoal(req.Text, req.turns())
 	if err != nil {
-		return goalError(err)
+		return err
 	}
 	return c.JSON(http.StatusAccepted, goalAnswer{g})
 }
@@ -96,21 +94,7 @@ func (s *Server) moveGoal(c echo.Context, state string) error {
 	}
 	g, err := ls.MoveGoal(state)
 	if err != nil {
-		return goalError(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, goalAnswer{g})
-}
-
-// goalError maps the goal's refusals to answers: none is 404, one that is
-// over 409, a state that is not a move 400.
-func goalError(err error) error {
-	switch {
-	case errors.Is(err, live.ErrNoGoal):
-		return echo.NewHTTPError(http.StatusNotFound, err.Error())
-	case errors.Is(err, live.ErrGoalOver):
-		return echo.NewHTTPError(http.StatusConflict, err.Error())
-	case errors.Is(err, live.ErrGoalBadMove):
-		return fmt.Errorf("%w: %w", errBadInput, err)
-	}
-	return err
 }

@@ -1,13 +1,13 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/session"
 )
 
@@ -25,7 +25,7 @@ func (s *Server) messageMarkdown(c echo.Context) error {
 	}
 	m, ok := findMessage(doc, c.Param("message"))
 	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no message %q in session %s", c.Param("message"), doc.ID))
+		return errkind.Errorf(errkind.NotFound, "no message %q in session %s", c.Param("message"), doc.ID)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, echo.MIMETextPlainCharsetUTF8, []byte(messageText(m)))
@@ -39,11 +39,11 @@ func (s *Server) sameOrigin(r *http.Request) error {
 	if origin := r.Header.Get("Origin"); origin != "" {
 		u, err := url.Parse(origin)
 		if err != nil || u.Scheme != "http" || !s.ownHost(u.Host) {
-			return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
+			return errkind.New(errkind.Forbidden, "cross-origin request refused")
 		}
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused")
+		return errkind.New(errkind.Forbidden, "cross-site request refused")
 	}
 	return nil
 }

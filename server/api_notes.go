@@ -11,7 +11,6 @@ import (
 
 	"myco/server/event"
 	"myco/server/live"
-	"myco/server/tools"
 	"myco/session"
 	"myco/web"
 )
@@ -95,7 +94,7 @@ func (s *Server) deleteNote(c echo.Context) error {
 		return err
 	}
 	if err := ls.RemoveNote(c.Param("note")); err != nil {
-		return fileStatus(err)
+		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -117,7 +116,7 @@ func (s *Server) attachPath(c echo.Context) error {
 	}
 	n, err := ls.Attach(strings.TrimSpace(req.Path))
 	if err != nil {
-		return fileStatus(err)
+		return err
 	}
 	return c.JSON(http.StatusCreated, live.NoteEvent(n))
 }
@@ -140,7 +139,7 @@ func (s *Server) attachMentions(c echo.Context) error {
 	}
 	notes, err := ls.AttachMentions(req.Text)
 	if err != nil {
-		return fileStatus(err)
+		return err
 	}
 	out := make([]event.Note, 0, len(notes))
 	for _, n := range notes {
@@ -169,20 +168,4 @@ func (s *Server) runCommand(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]string{"id": id})
-}
-
-// fileStatus gives the file rules' refusals their status: 403 for a
-// denied path, 404 for a missing one or a note no longer waiting, 400 for
-// a path that is not usable.
-func fileStatus(err error) error {
-	switch {
-	case errors.Is(err, tools.ErrDenied), errors.Is(err, live.ErrOutsideFolder):
-		return echo.NewHTTPError(http.StatusForbidden, err.Error())
-	case errors.Is(err, session.ErrNoNote), errors.Is(err, tools.ErrNoFile):
-		return echo.NewHTTPError(http.StatusNotFound, err.Error())
-	case errors.Is(err, tools.ErrFileInput), errors.Is(err, tools.ErrNotText),
-		errors.Is(err, tools.ErrNotFile), errors.Is(err, tools.ErrTooLarge):
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	}
-	return err
 }

@@ -16,7 +16,7 @@ func (s *Server) listPaths(c echo.Context) error {
 	}
 	paths, err := ls.Paths(c.QueryParam("prefix"))
 	if err != nil {
-		return fileStatus(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string][]string{"paths": paths})
 }

@@ -1,14 +1,10 @@
 package server
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-
-	"myco/server/live"
 )
 
 // Plan mode (server/live/plan.go): PUT …/mode {mode: plan|build, text?}
@@ -35,9 +31,6 @@ func (s *Server) putMode(c echo.Context) error {
 		return err
 	}
 	mode, err := ls.SetMode(req.Mode)
-	if errors.Is(err, live.ErrBadMode) {
-		return fmt.Errorf("%w: %w", errBadInput, err)
-	}
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,9 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"myco/server/live"
 )
 
 // The steering commands' API (issue 12): /steer, /btw, and editing or
@@ -81,7 +78,7 @@ func (s *Server) editQueued(c echo.Context) error {
 	}
 	q, err := ls.EditQueued(c.Param("qid"), req.Text)
 	if err != nil {
-		return queueError(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, q)
 }
@@ -94,15 +91,7 @@ func (s *Server) cancelQueued(c echo.Context) error {
 		return err
 	}
 	if err := ls.CancelQueued(c.Param("qid")); err != nil {
-		return queueError(err)
+		return err
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-// queueError answers a queue change that came too late with 409.
-func queueError(err error) error {
-	if errors.Is(err, live.ErrQueuedGone) {
-		return echo.NewHTTPError(http.StatusConflict, err.Error())
-	}
-	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/live"
 	"myco/server/tools"
@@ -363,7 +364,7 @@ func decodeJSON(c echo.Context, v any) error {
 	case errors.Is(err, io.EOF):
 		return nil // an empty body means no fields
 	case errors.As(err, &tooBig):
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
+		return errkind.New(errkind.TooLarge, "request body too large")
 	case err != nil:
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/server/live"
-	"myco/snapshot"
 	"myco/web"
 )
 
@@ -46,7 +45,7 @@ func (s *Server) planUndo(c echo.Context, redo bool) error {
 		p, err = ls.PlanUndo()
 	}
 	if err != nil {
-		return undoError(err)
+		return err
 	}
 	html, err := web.UndoHTML(undoView(ls.ID(), p))
 	if err != nil {
@@ -64,7 +63,7 @@ func (s *Server) doUndo(c echo.Context, redo bool) error {
 		return err
 	}
 	if req.Turn == "" {
-		return echo.NewHTTPError(http.StatusBadRequest, "turn is required: the turn the card named (GET first)")
+		return errkind.New(errkind.Invalid, "turn is required: the turn the card named (GET first)")
 	}
 	ls, err := s.liveSession(c.Param("id"))
 	if err != nil {
@@ -77,7 +76,7 @@ func (s *Server) doUndo(c echo.Context, redo bool) error {
 		p, err = ls.Undo(req.Turn)
 	}
 	if err != nil {
-		return undoError(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, undoAnswer{UndoPlan: p})
 }
@@ -89,7 +88,7 @@ func (s *Server) getDiff(c echo.Context) error {
 		since = "first"
 	case "first", "last":
 	default:
-		return echo.NewHTTPError(http.StatusBadRequest, "since must be first or last")
+		return errkind.New(errkind.Invalid, "since must be first or last")
 	}
 	ls, err := s.liveSession(c.Param("id"))
 	if err != nil {
@@ -98,7 +97,7 @@ func (s *Server) getDiff(c echo.Context) error {
 	path := c.QueryParam("path")
 	files, err := ls.Diff(since, path)
 	if err != nil {
-		return undoError(err)
+		return err
 	}
 	v := web.DiffCardView{Since: since, Path: path}
 	for _, f := range files {
@@ -117,19 +116,4 @@ func undoView(id string, p *live.UndoPlan) web.UndoView {
 		v.Files = append(v.Files, web.UndoFileView{Path: f.Path, Action: f.Action, ByHand: f.ByHand})
 	}
 	return v
-}
-
-// undoError: nothing to undo or redo is 404; off, stale, a running turn,
-// a folder too large to snapshot or one whose shape keeps a restore from
-// being done whole 409; a denied path or one outside the folder (/diff
-// PATH) 403, as the file tools' refusals are.
-func undoError(err error) error {
-	switch {
-	case errors.Is(err, live.ErrNothingToUndo), errors.Is(err, live.ErrNothingToRedo):
-		return echo.NewHTTPError(http.StatusNotFound, err.Error())
-	case errors.Is(err, live.ErrUndoOff), errors.Is(err, live.ErrUndoStale), errors.Is(err, live.ErrTurnRunning),
-		errors.Is(err, snapshot.ErrTooLarge), errors.Is(err, snapshot.ErrConflict):
-		return echo.NewHTTPError(http.StatusConflict, err.Error())
-	}
-	return fileStatus(err)
 }

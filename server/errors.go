@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"myco/server/llm"
+	"myco/internal/errkind"
 	"myco/session"
 )
 
@@ -18,52 +18,52 @@ type apiError struct {
 	URL   string `json:"url,omitempty"`
 }
 
-// statusOf maps domain errors to HTTP statuses in one place. The message of
-// a 500 stays in the log; the person sees a safe one.
+// statuses is the one table from an error's kind to the status of its
+// answer (docs/API.md lists them). A locked session is a conflict whose
+// body names the process holding it; a damaged document or image is one
+// too: the request was sound, the data is not, and myco never rewrites it.
+var statuses = map[errkind.Kind]int{
+	errkind.Invalid:     http.StatusBadRequest,
+	errkind.Forbidden:   http.StatusForbidden,
+	errkind.NotFound:    http.StatusNotFound,
+	errkind.Conflict:    http.StatusConflict,
+	errkind.Locked:      http.StatusConflict,
+	errkind.Damaged:     http.StatusConflict,
+	errkind.TooLarge:    http.StatusRequestEntityTooLarge,
+	errkind.Upstream:    http.StatusBadGateway,
+	errkind.Unavailable: http.StatusServiceUnavailable,
+}
+
+// statusOf turns an error into an answer: its status by its kind, its body
+// its message. An error of no kind is a 500 whose message stays in the log;
+// the person sees a safe one. echo's own errors (and the security
+// middleware's) carry their status.
 func statusOf(err error) (int, apiError) {
-	var he *echo.HTTPError
-	var le *session.LockedError
-	if status, ok := chatStatus(err); ok {
-		return status, apiError{Error: err.Error()}
-	}
-	switch {
-	case errors.As(err, &he):
+	if he := (*echo.HTTPError)(nil); errors.As(err, &he) {
 		msg, ok := he.Message.(string)
 		if !ok {
 			msg = http.StatusText(he.Code)
 		}
 		return he.Code, apiError{Error: msg}
-	case errors.As(err, &le):
-		return http.StatusConflict, apiError{Error: le.Error(), PID: le.Owner.PID, URL: le.Owner.URL}
-	case errors.Is(err, session.ErrImageCorrupt):
-		return http.StatusInternalServerError, apiError{Error: err.Error()}
-	case errors.As(err, new(*llm.Error)):
-		return http.StatusBadGateway, apiError{Error: "model call failed: " + err.Error()}
-	case errors.Is(err, llm.ErrNoProvider):
-		return http.StatusConflict, apiError{Error: err.Error()}
-	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrImageMissing):
-		return http.StatusNotFound, apiError{Error: err.Error()}
-	case errors.Is(err, session.ErrInvalidID), errors.Is(err, session.ErrInvalidSHA),
-		errors.Is(err, session.ErrNotImage), errors.Is(err, session.ErrEmptyTitle), errors.Is(err, errBadInput),
-		errors.Is(err, session.ErrForkPoint):
-		return http.StatusBadRequest, apiError{Error: err.Error()}
-	case errors.Is(err, session.ErrImageTooLarge):
-		return http.StatusRequestEntityTooLarge, apiError{Error: err.Error()}
-	case errors.Is(err, session.ErrDamaged), errors.Is(err, session.ErrAmbiguous),
-		errors.Is(err, session.ErrAlreadyArchived), errors.Is(err, session.ErrNotArchived),
-		errors.Is(err, session.ErrConflict), errors.Is(err, session.ErrArchived), errors.Is(err, errReadOnly),
-		// A write through a writer let go (its live session closed under
-		// the request), or meant for a thread that is no longer the latest.
-		errors.Is(err, session.ErrWriterClosed), errors.Is(err, session.ErrThreadChanged):
-		return http.StatusConflict, apiError{Error: err.Error()}
-	default:
+	}
+	k := errkind.Of(err)
+	status, ok := statuses[k]
+	if !ok {
 		return http.StatusInternalServerError, apiError{Error: "internal error (details in the server log)"}
 	}
+	body := apiError{Error: err.Error()}
+	switch le := (*session.LockedError)(nil); {
+	case k == errkind.Locked && errors.As(err, &le):
+		body.PID, body.URL = le.Owner.PID, le.Owner.URL
+	case k == errkind.Upstream:
+		body.Error = "model call failed: " + body.Error
+	}
+	return status, body
 }
 
 var (
-	errBadInput = errors.New("bad input")
-	errReadOnly = errors.New("session is read-only")
+	errBadInput = errkind.New(errkind.Invalid, "bad input")
+	errReadOnly = errkind.New(errkind.Conflict, "session is read-only")
 )
 
 // handleError answers with JSON for the API and event streams and with an

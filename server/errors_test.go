@@ -8,9 +8,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/server/live"
 	"myco/server/llm"
+	"myco/server/tools"
 	"myco/session"
+	"myco/snapshot"
 )
 
 // TestStatusOf checks the one place where errors become statuses: a
@@ -44,6 +47,31 @@ func TestStatusOf(t *testing.T) {
 			http.StatusRequestEntityTooLarge, apiError{Error: "too big"}},
 		{"no provider", llm.ErrNoProvider, http.StatusConflict, apiError{Error: llm.ErrNoProvider.Error()}},
 		{"anything else", errors.New("disk on fire"), http.StatusInternalServerError, internal},
+		{"bad input", fmt.Errorf("%w: folder /x does not exist", errBadInput), http.StatusBadRequest,
+			apiError{Error: "bad input: folder /x does not exist"}},
+		{"a model the person picked", &modelError{"no such model"}, http.StatusBadRequest, apiError{Error: "no such model"}},
+		{"denied path", wrapped(&tools.DeniedError{Path: "/e", Rule: "r"}), http.StatusForbidden,
+			apiError{Error: "send message: " + (&tools.DeniedError{Path: "/e", Rule: "r"}).Error()}},
+		{"outside the folder", live.ErrOutsideFolder, http.StatusForbidden, apiError{Error: live.ErrOutsideFolder.Error()}},
+		{"no such file", tools.ErrNoFile, http.StatusNotFound, apiError{Error: tools.ErrNoFile.Error()}},
+		{"file too large to attach", tools.ErrTooLarge, http.StatusBadRequest, apiError{Error: tools.ErrTooLarge.Error()}},
+		{"no goal", live.ErrNoGoal, http.StatusNotFound, apiError{Error: live.ErrNoGoal.Error()}},
+		{"goal over", live.ErrGoalOver, http.StatusConflict, apiError{Error: live.ErrGoalOver.Error()}},
+		{"goal bad move", live.ErrGoalBadMove, http.StatusBadRequest, apiError{Error: live.ErrGoalBadMove.Error()}},
+		{"bad mode", live.ErrBadMode, http.StatusBadRequest, apiError{Error: live.ErrBadMode.Error()}},
+		{"queued gone", live.ErrQueuedGone, http.StatusConflict, apiError{Error: live.ErrQueuedGone.Error()}},
+		{"nothing to undo", live.ErrNothingToUndo, http.StatusNotFound, apiError{Error: live.ErrNothingToUndo.Error()}},
+		{"folder too large to snapshot", snapshot.ErrTooLarge, http.StatusConflict, apiError{Error: snapshot.ErrTooLarge.Error()}},
+		{"damaged document", &session.DamagedError{Path: "p", Reason: "r"}, http.StatusConflict, apiError{Error: "damaged document p: r"}},
+		{"damaged image", &session.ImageError{SHA256: "ab", Err: session.ErrImageCorrupt}, http.StatusConflict,
+			apiError{Error: (&session.ImageError{SHA256: "ab", Err: session.ErrImageCorrupt}).Error()}},
+		{"ambiguous prefix", &session.AmbiguousError{Prefix: "a", Matches: []string{"ab", "ac"}}, http.StatusConflict,
+			apiError{Error: `session id "a" is ambiguous: matches ab, ac`}},
+		{"image too large", session.ErrImageTooLarge, http.StatusRequestEntityTooLarge, apiError{Error: "image too large"}},
+		{"model call failed", &llm.Error{Provider: "anthropic", Status: 529, Err: errors.New("overloaded")}, http.StatusBadGateway,
+			apiError{Error: "model call failed: anthropic: status 529: overloaded"}},
+		{"kinded, outermost wins", errkind.Errorf(errkind.Invalid, "bad: %w", session.ErrNotFound), http.StatusBadRequest,
+			apiError{Error: "bad: session not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,5 +80,18 @@ func TestStatusOf(t *testing.T) {
 				t.Errorf("statusOf(%v) = %d %+v, want %d %+v", tt.err, status, body, tt.wantStatus, tt.want)
 			}
 		})
+	}
+}
+
+// TestEveryKindHasAStatus keeps the table whole: a kind added to errkind
+// without a status would answer 500 and hide its message.
+func TestEveryKindHasAStatus(t *testing.T) {
+	for k := errkind.Internal + 1; k <= errkind.Upstream; k++ {
+		if _, ok := statuses[k]; !ok {
+			t.Errorf("kind %v has no status in statuses", k)
+		}
+	}
+	if _, ok := statuses[errkind.Internal]; ok {
+		t.Error("errkind.Internal has a status: it must stay the 500 whose message is kept in the log")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/profiles"
 	"myco/server/llm"
 	"myco/web"
@@ -163,6 +164,7 @@ type modelError struct{ msg string }
 
 func (e *modelError) Error() string        { return e.msg }
 func (e *modelError) Is(target error) bool { return target == errBadInput }
+func (e *modelError) Kind() errkind.Kind   { return errkind.Invalid }
 
 // resolveModel checks the model a person picks for a session and returns
 // what the session stores: "" for "default" (it then follows the

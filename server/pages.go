@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"myco/internal/errkind"
 	"myco/session"
 	"myco/web"
 )
@@ -319,7 +320,7 @@ func (s *Server) inlineImage(c echo.Context) error {
 	}
 	b, ok := findBlock(doc, c.Param("message"), c.Param("block"))
 	if !ok || b.Type != session.BlockImage || b.Data == "" {
-		return echo.NewHTTPError(http.StatusNotFound, "no inline image there")
+		return errkind.New(errkind.NotFound, "no inline image there")
 	}
 	data, err := base64.StdEncoding.DecodeString(b.Data)
 	if err != nil {
