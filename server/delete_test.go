@@ -120,7 +120,7 @@ func wantGone(t *testing.T, ts *testServer, id string) {
 // first, the delete succeeds and nothing is left, not even a lock file.
 func TestRaceDeleteAsArchiveFinishes(t *testing.T) {
 	e := newEngine(t, time.Millisecond)
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("delete race %d", i))
 			st := e.stream(t, s.ID)

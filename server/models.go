@@ -162,9 +162,8 @@ func nonNil[T any](s []T) []T {
 // message says why and what can be picked instead.
 type modelError struct{ msg string }
 
-func (e *modelError) Error() string        { return e.msg }
-func (e *modelError) Is(target error) bool { return target == errBadInput }
-func (e *modelError) Kind() errkind.Kind   { return errkind.Invalid }
+func (e *modelError) Error() string      { return e.msg }
+func (e *modelError) Kind() errkind.Kind { return errkind.Invalid }
 
 // resolveModel checks the model a person picks for a session and returns
 // what the session stores: "" for "default" (it then follows the

@@ -1088,15 +1088,21 @@ func TestTransitionClose(t *testing.T) {
 
 // ---- races, each run many times ----
 
-// raceRuns is how many times each race runs.
-const raceRuns = 20
+// raceRuns is how many times each race runs: 20, or 6 with -short (each
+// race's points and decisions still all come once).
+func raceRuns() int {
+	if testing.Short() {
+		return 6
+	}
+	return 20
+}
 
 // Stop during an approval, racing with the person's decision: whichever
 // wins, the turn ends once, the call has one outcome, nothing is left
 // pending, and the session takes the next message.
 func TestRaceStopDuringApproval(t *testing.T) {
 	e := newEngine(t, 10*time.Millisecond)
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		decision := []string{"once", "deny", "session"}[i%3]
 		t.Run(fmt.Sprintf("%d-%s", i, decision), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("approval race %d", i))
@@ -1155,7 +1161,7 @@ func TestRaceStopDuringApproval(t *testing.T) {
 // (409), they never overlap, and the message is kept once.
 func TestRaceSubmitDuringCompaction(t *testing.T) {
 	e := newEngine(t, 10*time.Millisecond)
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		queue := i%2 == 0
 		t.Run(fmt.Sprintf("%d-queue=%v", i, queue), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("compaction race %d", i))
@@ -1273,7 +1279,7 @@ func noOverlap(t *testing.T, evs []sseEvent) {
 func TestRaceArchiveDuringToolRun(t *testing.T) {
 	e := newEngine(t, 10*time.Millisecond, bashAllowed)
 	points := []string{"", "turn.start", "tool.start", "tool.end", "message.end", "turn.end"}
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		point := points[i%len(points)]
 		t.Run(fmt.Sprintf("%d-after-%s", i, point), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("archive race %d", i))
@@ -1330,7 +1336,7 @@ func lastMessageOf(doc *session.Document) session.Message {
 func TestRaceSimultaneousSubmissions(t *testing.T) {
 	const n = 6
 	e := newEngine(t, 10*time.Millisecond)
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		queue := i%2 == 1
 		t.Run(fmt.Sprintf("%d-queue=%v", i, queue), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("submit race %d", i))
@@ -1416,7 +1422,7 @@ func sameSet(a, b []string) bool {
 // active, and it takes messages again.
 func TestRaceRestoreAsTheTurnEnds(t *testing.T) {
 	e := newEngine(t, 10*time.Millisecond)
-	for i := range raceRuns {
+	for i := range raceRuns() {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s := e.create(fmt.Sprintf("restore race %d", i))
 			st := e.stream(t, s.ID)

@@ -182,6 +182,9 @@ func BenchmarkTurn(b *testing.B) {
 // marker saved in its place loads as the error that says how large, so
 // /undo and /diff can say it rather than "nothing to undo".
 func TestTooLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 50001 files")
+	}
 	dir := t.TempDir()
 	for i := range MaxFiles + 1 {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o600); err != nil {

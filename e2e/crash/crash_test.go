@@ -55,6 +55,9 @@ type harness struct {
 }
 
 func TestCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills myco 20 times")
+	}
 	h, ctx := startHarness(t)
 	for k := 1; k <= h.kills; k++ {
 		h.cycle(ctx, k)

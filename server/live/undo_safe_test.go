@@ -155,6 +155,9 @@ func TestSnapshotsUndoAndDiffNeverTouchSecrets(t *testing.T) {
 // A folder past the snapshot limit: /undo and /diff say so, not "no turn
 // to undo" and "no changes".
 func TestTooLargeFolderSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 50001 files")
+	}
 	e := newUndoEnv(t)
 	for i := range snapshot.MaxFiles + 1 {
 		if err := os.WriteFile(filepath.Join(e.work, fmt.Sprintf("f%05d", i)), nil, 0o600); err != nil {

@@ -58,6 +58,9 @@ func TestSilentModelFailsTheCall(t *testing.T) {
 // A slow answer whose bytes keep coming is never cut, however long it
 // takes in all: the watchdog waits for silence, not for the end.
 func TestSlowStreamIsNotSilent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams slowly on purpose")
+	}
 	for _, p := range []string{"anthropic", "openai"} {
 		t.Run(p, func(t *testing.T) {
 			srv := fakellm.Start(t)
