@@ -24,7 +24,7 @@ var app = []layer{
 	{"turn engine and views", []string{"server/live", "web"}},
 	{"exports and generators", []string{"export", "web/chromacss"}},
 	{"HTTP", []string{"server"}},
-	{"command", []string{"cmd/myco"}},
+	{"commands", []string{"cmd/myco", "bench"}},
 }
 
 // e2e treats myco as a black box: its packages, their tests included,
