@@ -18,7 +18,7 @@
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
 import { initMentions, onNote, syncNotes } from './mentions.js';
-import { initThinking, onThinking, showPartialThinking } from './thinking.js';
+import { onThinking, showPartialThinking } from './thinking.js';
 import { beforeEvery, on, stream } from './stream.js';
 import { EV } from './events.js';
 import { initGoal, onGoal } from './goal.js';
@@ -178,7 +178,6 @@ export function initChat() {
   initStatus();
   const root = document.querySelector('#composer [data-composer]');
   if (root) initComposer(root);
-  initThinking();
   initScroll();
   if (stream) listen(stream);
   initPanel();

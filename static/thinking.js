@@ -17,7 +17,9 @@ import { turnRunning } from './status.js';
  */
 
 // asked counts the steering reads: only the latest one's answer is drawn,
-// so the page's first read, answered after a /think, cannot undo it.
+// so an earlier read answered after a later /think cannot undo it. The
+// page renders the chip as it loads (web/session.templ steeringChip):
+// nothing is read until a command changes it.
 let asked = 0;
 
 /** steering reads the session's steering and draws the chip from it.
@@ -82,16 +84,6 @@ function showChip(s) {
   const text = typeof s.chip === 'string' ? s.chip : '';
   if (chip.textContent !== text) chip.textContent = text;
   line.hidden = text === '';
-}
-
-/** initThinking draws the chip once the page knows its session. */
-export async function initThinking() {
-  if (!urls.session) return;
-  try {
-    await steering();
-  } catch (err) {
-    console.error('myco: steering', err);
-  }
 }
 
 /** thinkingText is the text node of m's streaming thinking block, which

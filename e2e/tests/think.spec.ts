@@ -26,8 +26,14 @@ test('/think high shows the thinking folded, and it survives a reload', async ({
   await box.getByTestId('thinking-summary').click();
   await expect(box.getByTestId('thinking-text')).toHaveText('first I weigh the options');
 
+  // The reloaded page has the chip from the server: it reads nothing more.
+  const reads: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/steering')) reads.push(r.url());
+  });
   await page.reload();
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  expect(reads).toEqual([]);
   const again = page.locator('[data-testid="message"][data-role="assistant"]').last().getByTestId('thinking');
   await expect(again.getByTestId('thinking-summary')).toHaveText(/^Thought/);
   await again.getByTestId('thinking-summary').click();
