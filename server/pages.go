@@ -168,7 +168,8 @@ func (s *Server) sessionPage(c echo.Context) error {
 	opts.NotificationsOff = !st.Notifies()
 	opts.Steering = steeringOf(st).View(doc, s.defaultModel()).Chip
 	if ls, ok := s.live.Get(id); ok && !archived {
-		opts.Status = web.NewStatusView(ls.State())
+		status, detail := ls.State()
+		opts.Status = web.StatusView{Status: status, Detail: detail}
 	}
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err

@@ -428,7 +428,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Goal:             doc.Goal,
 		Mode:             doc.Mode,
 		Todo:             doc.Todo,
-		Status:           NewStatusView(opts.Status.Status, opts.Status.Detail),
+		Status:           opts.Status,
 		EventsSeq:        opts.EventsSeq,
 	}
 	if doc.Title == "" {

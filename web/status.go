@@ -26,23 +26,23 @@ var statusLabels = map[string]string{
 var restingStatuses = map[string]bool{"idle": true, "archived": true, "locked": true, "closed": true}
 
 // StatusView is the chip of one status and its detail (the tool running,
-// the retry's reason).
+// the retry's reason); the zero view is idle.
 type StatusView struct {
 	Status string
 	Detail string
 }
 
-// NewStatusView returns the chip of status; "" is idle.
-func NewStatusView(status, detail string) StatusView {
-	if status == "" {
-		status = "idle"
+// Name is the status, "idle" for none.
+func (v StatusView) Name() string {
+	if v.Status == "" {
+		return "idle"
 	}
-	return StatusView{Status: status, Detail: detail}
+	return v.Status
 }
 
 // Label is the chip's text: the state's words, then the detail.
 func (v StatusView) Label() string {
-	label, ok := statusLabels[v.Status]
+	label, ok := statusLabels[v.Name()]
 	if !ok {
 		label = v.Status
 	}
@@ -61,15 +61,14 @@ func (v StatusView) Title() string {
 	return v.Label()
 }
 
-// Running reports whether a turn runs in this status (the zero view is
-// idle).
-func (v StatusView) Running() bool { return v.Status != "" && !restingStatuses[v.Status] }
+// Running reports whether a turn runs in this status.
+func (v StatusView) Running() bool { return !restingStatuses[v.Name()] }
 
 // StatusChipHTML is the chip of status, for the status event and the
 // snapshot.
 func StatusChipHTML(status, detail string) string {
 	// Rendering text into a fixed element fails only with its writer, and
 	// a buffer does not fail.
-	html, _ := renderString(StatusChip(NewStatusView(status, detail)))
+	html, _ := renderString(StatusChip(StatusView{Status: status, Detail: detail}))
 	return html
 }
