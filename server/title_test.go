@@ -45,23 +45,8 @@ func TestAutomaticTitleRule(t *testing.T) {
 // fork's own first exchange, not the one it inherited from its parent.
 func TestForkTitledFromItsOwnTurn(t *testing.T) {
 	cs := newChatServer(t, "anthropic")
-	parent := cs.create("")
-	st := cs.stream(t, parent.ID)
-	wantStatus(t, cs.send(parent.ID, "hello [[title:Parent things]]"), http.StatusAccepted)
-	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != "Parent things" {
-		t.Fatalf("parent title %q", got)
-	}
-	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
-	wantStatus(t, resp, http.StatusCreated)
-	fork := decode[struct{ ID string }](t, resp)
-	fst := cs.stream(t, fork.ID)
-	// The fake titles a session by its excerpt's first words when no
-	// [[title]] directive is in it: the parent's start would give
-	// "Parent things".
-	wantStatus(t, cs.send(fork.ID, "rename the parser module"), http.StatusAccepted)
-	if got, _ := data(t, nextEvent(t, fst.events, "title"))["title"].(string); !strings.Contains(got, "rename the parser") {
-		t.Errorf("fork title %q, want one from its own first exchange", got)
-	}
+	fork, fst := forkOfTitledParent(t, cs)
+	wantForkTitledFromItsOwnTurn(t, cs, fork, fst)
 }
 
 // A fork compacted before its first turn carries messages of its parent
@@ -69,6 +54,22 @@ func TestForkTitledFromItsOwnTurn(t *testing.T) {
 // comes from what the person wrote in it.
 func TestCompactedForkTitledFromItsOwnTurn(t *testing.T) {
 	cs := newChatServer(t, "anthropic")
+	fork, fst := forkOfTitledParent(t, cs)
+	wantStatus(t, cs.do("POST", "/api/sessions/"+fork+"/compact", strings.NewReader("{}")), http.StatusOK)
+	doc, err := cs.sessions.Load(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Threads) != 2 || doc.Threads[1].Carried == 0 {
+		t.Fatalf("the fork's compaction carried nothing (%d threads): the test needs carried messages", len(doc.Threads))
+	}
+	wantForkTitledFromItsOwnTurn(t, cs, fork, fst)
+}
+
+// forkOfTitledParent makes a parent titled "Parent things" by its first
+// turn, forks it, and returns the fork and its event stream.
+func forkOfTitledParent(t *testing.T, cs *chatServer) (string, *stream) {
+	t.Helper()
 	parent := cs.create("")
 	st := cs.stream(t, parent.ID)
 	wantStatus(t, cs.send(parent.ID, "hello [[title:Parent things]]"), http.StatusAccepted)
@@ -78,16 +79,16 @@ func TestCompactedForkTitledFromItsOwnTurn(t *testing.T) {
 	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
 	wantStatus(t, resp, http.StatusCreated)
 	fork := decode[struct{ ID string }](t, resp)
-	fst := cs.stream(t, fork.ID)
-	wantStatus(t, cs.do("POST", "/api/sessions/"+fork.ID+"/compact", strings.NewReader("{}")), http.StatusOK)
-	doc, err := cs.sessions.Load(fork.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Threads) != 2 || doc.Threads[1].Carried == 0 {
-		t.Fatalf("the fork's compaction carried nothing (%d threads): the test needs carried messages", len(doc.Threads))
-	}
-	wantStatus(t, cs.send(fork.ID, "rename the parser module"), http.StatusAccepted)
+	return fork.ID, cs.stream(t, fork.ID)
+}
+
+// wantForkTitledFromItsOwnTurn sends the fork its first message and wants
+// the title from it. The fake titles a session by its excerpt's first
+// words when no [[title]] directive is in it: the parent's start would
+// give "Parent things".
+func wantForkTitledFromItsOwnTurn(t *testing.T, cs *chatServer, fork string, fst *stream) {
+	t.Helper()
+	wantStatus(t, cs.send(fork, "rename the parser module"), http.StatusAccepted)
 	if got, _ := data(t, nextEvent(t, fst.events, "title"))["title"].(string); !strings.Contains(got, "rename the parser") {
 		t.Errorf("fork title %q, want one from its own first exchange", got)
 	}
