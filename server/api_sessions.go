@@ -308,6 +308,7 @@ func (s *Server) archiveSession(c echo.Context) error {
 	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Archive(id) }); err != nil {
 		return err
 	}
+	s.tellArchived(id, true)
 	return s.answerHeader(c, id)
 }
 
@@ -331,7 +332,22 @@ func (s *Server) restoreSession(c echo.Context) error {
 	if err := s.live.Exclusive(id, func() error { return s.opts.Sessions.Restore(id) }); err != nil {
 		return err
 	}
+	s.tellArchived(id, false)
 	return s.answerHeader(c, id)
+}
+
+// tellArchived tells a session's open tabs that its files moved into the
+// archive or out of it: read-only, or taking messages again. The watcher
+// would tell them too, a tick later, and not at all when a restore undoes
+// an archive within one tick (a session archived as its turn ended,
+// restored at once).
+func (s *Server) tellArchived(id string, archived bool) {
+	status := statusIdle
+	if archived {
+		status = statusArchived
+	}
+	s.told.setStatus(id, status)
+	s.events.Publish(id, event.Status{Status: status})
 }
 
 func (s *Server) answerHeader(c echo.Context, id string) error {

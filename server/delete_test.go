@@ -59,7 +59,7 @@ func TestDeleteWhileTurnRuns(t *testing.T) {
 				wellFormed(t, settled(t, e.sessions, s.ID))
 				return
 			}
-			if got := trace(t, untilStatus(st, "idle")); !slices.Contains(got, "turn.end:interrupted") {
+			if got := trace(t, untilTurnRests(st, nil)); !slices.Contains(got, "turn.end:interrupted") {
 				t.Errorf("the turn did not end as stopped: %v", got)
 			}
 			wantGone(t, e.testServer, s.ID)
@@ -128,7 +128,7 @@ func TestRaceDeleteAsArchiveFinishes(t *testing.T) {
 			wantStatus(t, e.do("POST", "/api/sessions/"+s.ID+"/archive", nil), http.StatusOK)
 			h.let()
 			if i%2 == 1 {
-				untilStatus(st, "idle")
+				untilTurnRests(st, nil)
 			}
 			if code, body := e.call("DELETE", "/api/sessions/"+s.ID, ""); code != http.StatusNoContent {
 				t.Fatalf("DELETE answered %d %s", code, body)

@@ -259,6 +259,27 @@ func untilStatus(st *stream, want string) []sseEvent {
 	}
 }
 
+// untilTurnRests collects events until the status that follows the
+// turn's end: idle, or archived for a session archived while its turn ran
+// (its tabs stay read-only). seen are the events already taken from st,
+// which may hold the turn's end.
+func untilTurnRests(st *stream, seen []sseEvent) []sseEvent {
+	st.t.Helper()
+	ended := slices.ContainsFunc(seen, func(ev sseEvent) bool { return ev.name == "turn.end" })
+	var got []sseEvent
+	for {
+		name := "status"
+		if !ended {
+			name = "turn.end"
+		}
+		got = append(got, st.until(name)...)
+		if ended {
+			return got
+		}
+		ended = true
+	}
+}
+
 // untilTurnsEnd collects events until n turns ended and the session is
 // idle (a released slot handed to a queued message says no idle).
 func untilTurnsEnd(st *stream, n int) []sseEvent {
@@ -944,8 +965,11 @@ func TestTransitionArchiveWhileBusy(t *testing.T) {
 		t.Error("the files moved while the turn ran")
 	}
 	h.let()
-	evs := untilStatus(st, "idle")
-	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:archived", "message.end:assistant", "turn.end:end_turn", "status:idle")
+	evs := st.until("turn.end")
+	evs = append(evs, untilStatus(st, "archived")...)
+	// The tabs stay read-only: the end of the turn says archived again,
+	// not idle (which would offer a composer whose messages are refused).
+	wantTrace(t, evs, "message.end:user", "turn.start", "status:thinking", "status:archived", "message.end:assistant", "turn.end:end_turn", "status:archived")
 	waitArchived(t, e.testServer, s.ID)
 	doc := settled(t, e.sessions, s.ID)
 	wellFormed(t, doc)
@@ -1303,7 +1327,7 @@ func TestRaceArchiveDuringToolRun(t *testing.T) {
 			if code, _ := e.call("POST", "/api/sessions/"+s.ID+"/messages", messageBody("refused", true)); code != http.StatusConflict {
 				t.Errorf("a message to an archived session answered %d", code)
 			}
-			evs = append(evs, untilStatus(st, "idle")...)
+			evs = append(evs, untilTurnRests(st, evs)...)
 			if n := len(oneTurnAtATime(t, evs)); n != 1 {
 				t.Errorf("%d turns", n)
 			}

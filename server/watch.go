@@ -41,6 +41,17 @@ func (t *told) setOwn(id, title string, updated time.Time) {
 	}
 }
 
+// setStatus records a status this server tells the tabs of itself, for a
+// session some tab has had a snapshot of.
+func (t *told) setStatus(id, status string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w, ok := t.state[id]; ok {
+		w.status = status
+		t.state[id] = w
+	}
+}
+
 func (t *told) get(id string) (watched, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

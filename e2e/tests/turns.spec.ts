@@ -107,6 +107,10 @@ test('archiving during a running command lets it finish, and its output is in th
     expect(JSON.stringify(saved.content)).not.toMatch(/stopped|interrupted/i);
     expect((await last()).stop_reason).toBe('end_turn');
     expect((await myco.doc(id)).archived).toBe(true);
+    // The open tab stays read-only after the turn ended: it was archived.
+    await expect(page.getByTestId('turn-status')).toHaveAttribute('data-status', 'archived');
+    await expect(page.getByTestId('turn-status')).toHaveAttribute('data-running', 'false');
+    await expect(page.getByTestId('composer-input')).toBeDisabled();
 
     const restored = await myco.api('POST', `/api/sessions/${id}/restore`);
     expect(restored.status, await restored.text()).toBe(200);

@@ -653,7 +653,7 @@ func (s *Session) Archive() (idle bool, err error) {
 		s.archiveClaimed = true
 	}
 	s.mu.Unlock()
-	s.publish(event.Status{Status: "archived"})
+	s.publish(event.Status{Status: StatusArchived})
 	return idle, nil
 }
 

@@ -22,6 +22,10 @@ const (
 	StatusCompacting = "compacting"
 	StatusStopping   = "stopping"
 	StatusClosed     = "closed"
+	// StatusArchived is what the tabs of a session archived in this
+	// process are told; the session itself stays in its busy state until
+	// its turn ends.
+	StatusArchived = "archived"
 )
 
 // slotKind says what holds the turn slot.
@@ -129,6 +133,12 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	}
 	needTitle := slot.kind == slotTurn && !end.notStarted && title == "" && end.stop != session.StopError && !s.closing
 	archiveNow := s.archived && !s.archiveClaimed && !s.closing && nextSlot == nil
+	// An archived session's tabs stay read-only as the turn ends: idle
+	// would offer a composer whose messages are refused.
+	restStatus := StatusIdle
+	if s.archived {
+		restStatus = StatusArchived
+	}
 	if archiveNow {
 		s.archiveClaimed = true
 	}
@@ -158,7 +168,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		s.publishPanel()
 	}
 	if nextSlot == nil {
-		s.publish(event.Status{Status: StatusIdle})
+		s.publish(event.Status{Status: restStatus})
 	}
 	go s.fold()
 	if needTitle {
