@@ -20,7 +20,6 @@ require (
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/yuin/goldmark v1.8.7
-	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 )

@@ -6,12 +6,14 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
 	"github.com/a-h/templ"
 
 	"myco/session"
+	"myco/static"
 	"myco/web"
 )
 
@@ -20,7 +22,7 @@ import (
 const csp = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 // pageCSS is the part of static/style.css a transcript needs, with the
-// highlighted code's CSS (web.HighlightCSS) added at render time.
+// highlighted code's CSS (static/chroma.css) added at render time.
 //
 //go:embed export.css
 var pageCSS string
@@ -75,9 +77,11 @@ type blockView struct {
 func renderHTML(doc *session.Document, images ImageSource) ([]byte, error) {
 	var css bytes.Buffer
 	css.WriteString(pageCSS)
-	if err := web.HighlightCSS(&css); err != nil {
-		return nil, err
+	highlight, err := fs.ReadFile(static.FS, "chroma.css")
+	if err != nil {
+		return nil, fmt.Errorf("reading the highlighting CSS: %w", err)
 	}
+	css.Write(highlight)
 	e := &embedder{images: images, srcs: map[string]string{}}
 	v := e.page(doc)
 	var buf bytes.Buffer

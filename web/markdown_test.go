@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -142,33 +140,6 @@ func TestRenderMarkdownGFM(t *testing.T) {
 	for sel, want := range checks {
 		if got := d.Find(sel).Length(); got != want {
 			t.Errorf("%s: %d, want %d, in %q", sel, got, want, out)
-		}
-	}
-}
-
-// TestHighlightCSSUpToDate keeps static/chroma.css the output of
-// HighlightCSS; -update rewrites it.
-func TestHighlightCSSUpToDate(t *testing.T) {
-	var buf bytes.Buffer
-	if err := web.HighlightCSS(&buf); err != nil {
-		t.Fatal(err)
-	}
-	const path = "../static/chroma.css"
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, buf.Bytes()) {
-		t.Errorf("%s is stale: run go run ./web/chromacss > static/chroma.css (or go test ./web -update)", path)
-	}
-	for _, want := range []string{".hl-chroma .hl-k ", "(prefers-color-scheme: dark)"} {
-		if !bytes.Contains(got, []byte(want)) {
-			t.Errorf("%s lacks %q", path, want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"myco/web"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (and static/chroma.css)")
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func render(t *testing.T, c templ.Component) string {
 	t.Helper()

@@ -23,9 +23,17 @@ var (
 )
 
 // mycoBin builds myco once per test binary, into a folder that outlives
-// every benchmark's temporary folder.
+// every benchmark's temporary folder; MYCO_BENCH_BIN names a binary built
+// already, to compare two builds in one sitting.
 func mycoBin(b *testing.B) string {
 	b.Helper()
+	if bin := os.Getenv("MYCO_BENCH_BIN"); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return abs
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "myco-bench-bin-")
 		if err != nil {
