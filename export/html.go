@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -241,15 +242,16 @@ func imageAlt(mediaType string) string {
 	return "Image (" + mediaType + ")"
 }
 
-// ownImageSrc is how sanitized Markdown refers to the profile's images.
-var ownImageSrc = regexp.MustCompile(`src="/images/([0-9a-f]{64})"`)
+// ownImageSrc is how sanitized Markdown refers to the profile's images,
+// compiled at the first export rather than at every start of myco.
+var ownImageSrc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`src="/images/([0-9a-f]{64})"`) })
 
 // markdown renders text through the page's own sanitized path, then swaps
 // the profile's image URLs, which mean nothing in a file, for the images.
 func (e *embedder) markdown(text string) string {
 	html := web.RenderMarkdown(text)
-	return ownImageSrc.ReplaceAllStringFunc(html, func(m string) string {
-		return `src="` + e.stored(ownImageSrc.FindStringSubmatch(m)[1]) + `"`
+	return ownImageSrc().ReplaceAllStringFunc(html, func(m string) string {
+		return `src="` + e.stored(ownImageSrc().FindStringSubmatch(m)[1]) + `"`
 	})
 }
 

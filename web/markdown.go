@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/url"
 	"regexp"
+	"sync"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/microcosm-cc/bluemonday"
@@ -35,23 +36,27 @@ var chromaOptions = []chromahtml.Option{
 
 // markdown is goldmark with GitHub's extensions and chroma highlighting.
 // Raw HTML is left out (no html.WithUnsafe): the sanitizer is the second
-// guard, not the only one.
-var markdown = goldmark.New(
-	goldmark.WithExtensions(
-		extension.GFM,
-	),
-	goldmark.WithParserOptions(
-		parser.WithASTTransformers(util.Prioritized(linkRules{}, 100)),
-	),
-	goldmark.WithRendererOptions(
-		// Ahead of goldmark's own renderer (priority 1000), which would
-		// drop raw HTML and the text around it.
-		renderer.WithNodeRenderers(
-			util.Prioritized(rawHTMLAsText{}, 100),
-			util.Prioritized(fencedCode{lexers: new(lexers.Registry)}, 200),
+// guard, not the only one. It is built at the first message rendered, not
+// in the package's initialisation: a start serves its first page (the
+// home page renders no Markdown) without paying for it.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(
+			extension.GFM,
 		),
-	),
-)
+		goldmark.WithParserOptions(
+			parser.WithASTTransformers(util.Prioritized(linkRules{}, 100)),
+		),
+		goldmark.WithRendererOptions(
+			// Ahead of goldmark's own renderer (priority 1000), which would
+			// drop raw HTML and the text around it.
+			renderer.WithNodeRenderers(
+				util.Prioritized(rawHTMLAsText{}, 100),
+				util.Prioritized(fencedCode{lexers: new(lexers.Registry)}, 200),
+			),
+		),
+	)
+})
 
 // codeBlockWrapper puts every fenced code block in a <div
 // class="code-block" data-lang="…"> led by its bar: the language and a
@@ -60,7 +65,7 @@ var markdown = goldmark.New(
 // its final height. A block chroma did not highlight gets the <pre><code
 // class="language-x"> goldmark would have written.
 func codeBlockWrapper(w util.BufWriter, lang []byte, highlighted, entering bool) {
-	if !codeLang.Match(lang) {
+	if !codeLang().Match(lang) {
 		lang = nil
 	}
 	if entering {
@@ -151,7 +156,7 @@ func (linkRules) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
 		case *ast.Link, *ast.AutoLink:
 			n.SetAttributeString("target", "_blank")
 		case *ast.Image:
-			if !ownImage.Match(n.Destination) {
+			if !ownImage().Match(n.Destination) {
 				foreign = append(foreign, n)
 			}
 		}
@@ -179,31 +184,37 @@ func imageToLink(img *ast.Image) {
 	img.Parent().ReplaceChild(img.Parent(), img, link)
 }
 
-// Patterns of the few attributes allowed beyond bluemonday's UGC policy.
+// Patterns of the few attributes allowed beyond bluemonday's UGC policy,
+// compiled at the first message rendered, like markdown and policy.
 var (
 	// codeClass: chroma's own classes, or the language of a fence chroma
 	// does not know (goldmark writes class="language-x" then).
-	codeClass = regexp.MustCompile(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+|code-block|code-bar|code-lang)$`)
+	codeClass = lazyRegexp(`^(?:` + classPrefix + `[a-z0-9]+(?: ` + classPrefix + `[a-z0-9]+)*|language-[A-Za-z0-9_+#.-]+|code-block|code-bar|code-lang)$`)
 	// codeLang: a fence's language, as data-lang on the code block's div.
-	codeLang = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
+	codeLang = lazyRegexp(`^[A-Za-z0-9_+#.-]{1,32}$`)
 	// ownImage: the only images markdown may show are the profile's own.
-	ownImage = regexp.MustCompile(`^/images/[0-9a-f]{64}$`)
+	ownImage = lazyRegexp(`^/images/[0-9a-f]{64}$`)
 )
 
-var policy = newPolicy()
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// policy is the sanitizer, built at its first use.
+var policy = sync.OnceValue(newPolicy)
 
 func newPolicy() *bluemonday.Policy {
 	p := bluemonday.UGCPolicy()
-	p.AllowAttrs("class").Matching(codeClass).OnElements("code", "span", "pre", "div", "table", "td")
+	p.AllowAttrs("class").Matching(codeClass()).OnElements("code", "span", "pre", "div", "table", "td")
 	// UGCPolicy allows any http(s) image and allow-lists cannot narrow it;
 	// linkRules already turned foreign images into links, and this blanks
 	// any that should get past it.
 	p.RewriteSrc(func(u *url.URL) {
-		if !ownImage.MatchString(u.String()) {
+		if !ownImage().MatchString(u.String()) {
 			*u = url.URL{}
 		}
 	})
-	p.AllowAttrs("data-lang").Matching(codeLang).OnElements("div")
+	p.AllowAttrs("data-lang").Matching(codeLang()).OnElements("div")
 	// A code block's Copy button (writeCodeBar): inert without the tab's
 	// script, which the CSP alone may run.
 	p.AllowElements("button")
@@ -232,10 +243,10 @@ func RenderMarkdown(src string) string {
 // passes the link definitions of the blocks it rendered before.
 func renderMarkdown(src string, opts ...parser.ParseOption) string {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf, opts...); err != nil {
+	if err := markdown().Convert([]byte(src), &buf, opts...); err != nil {
 		// Goldmark fails only when writing fails, which a buffer does not;
 		// should it ever, the text is still shown, escaped.
 		return "<pre>" + html.EscapeString(src) + "</pre>"
 	}
-	return policy.Sanitize(buf.String())
+	return policy().Sanitize(buf.String())
 }

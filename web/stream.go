@@ -163,7 +163,7 @@ func (r *StreamRenderer) renderAlone(src []byte) string {
 // lastBlockKind is the kind of the one top-level block src holds, or
 // ast.KindDocument when it holds none or several.
 func lastBlockKind(src []byte) ast.NodeKind {
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc := markdown().Parser().Parse(text.NewReader(src))
 	first := doc.FirstChild()
 	if first == nil || first != doc.LastChild() {
 		return ast.KindDocument
@@ -212,7 +212,7 @@ func (r *StreamRenderer) Tail() string { return string(r.src[r.done:]) }
 // start of src (whole lines): everything before the line where the last
 // top-level block begins, or 0 when there is one block or none.
 func completePrefix(src []byte) int {
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc := markdown().Parser().Parse(text.NewReader(src))
 	last := doc.LastChild()
 	if last == nil {
 		return 0
