@@ -20,13 +20,16 @@ type ServerInfo struct {
 }
 
 // WriteServerInfo writes info to path atomically with mode 0600: the token
-// in it opens the agent's shell.
+// in it opens the agent's shell. It is not synced: the file describes the
+// running process, which a reader checks by asking it (its token
+// answers), so after a crash it is stale whether it reached the disk or
+// not; and the two fsyncs delayed every start's first page.
 func WriteServerInfo(path string, info ServerInfo) error {
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write server info: %w", err)
 	}
-	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Perm: fileMode}); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), atomicfile.Options{Perm: fileMode, Volatile: true}); err != nil {
 		return fmt.Errorf("write server info %s: %w", path, err)
 	}
 	return nil

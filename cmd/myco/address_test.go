@@ -79,3 +79,35 @@ func TestRestartKeepsAddressAndToken(t *testing.T) {
 		t.Errorf("with %s taken: URL %s, stderr %q", saved.Addr, moved, errOut.String())
 	}
 }
+
+// TestRestartLeavesAddressFile: a restart that listens where the last one
+// did, with its token, does not write address.json again (a durable write
+// on the way to the first page), and one that moves does.
+func TestRestartLeavesAddressFile(t *testing.T) {
+	c := newCLI(t)
+	_, _, stop := serveOnce(t, c)
+	stop()
+	p, _ := profiles.Lookup(c.home, "default")
+	before, err := os.Stat(p.AddressPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, stop = serveOnce(t, c)
+	stop()
+	after, err := os.Stat(p.AddressPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("a restart on the same address replaced address.json")
+	}
+	_, _, stop = serveOnce(t, c, "--addr", "127.0.0.1:0")
+	stop()
+	moved, err := os.Stat(p.AddressPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(after, moved) {
+		t.Error("a start on a new port left address.json as it was")
+	}
+}

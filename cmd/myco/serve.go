@@ -235,8 +235,13 @@ func listenRemembered(e env, p *profiles.Profile, flagAddr string) (net.Listener
 	if err != nil {
 		return nil, "", err
 	}
-	if err := profiles.WriteAddress(p.AddressPath(), profiles.Address{Addr: ln.Addr().String(), Token: token}); err != nil {
-		fmt.Fprintf(e.stderr, "myco: %v; the next start takes a new address\n", err)
+	// Written only when it changed: a restart on the same address and
+	// token would otherwise pay a durable write (two fsyncs) before its
+	// first page.
+	if now := (profiles.Address{Addr: ln.Addr().String(), Token: token}); now != saved {
+		if err := profiles.WriteAddress(p.AddressPath(), now); err != nil {
+			fmt.Fprintf(e.stderr, "myco: %v; the next start takes a new address\n", err)
+		}
 	}
 	return ln, token, nil
 }

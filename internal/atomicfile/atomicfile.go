@@ -31,11 +31,16 @@ type Options struct {
 	// and before it is synced: to chown or chmod it like the file it
 	// replaces.
 	Prepare func(*os.File) error
+	// Volatile skips both fsyncs, keeping the rename's all-or-nothing for
+	// readers: for a file that only describes the running process
+	// (server.json), stale after a crash whether it reached the disk or
+	// not, and written on the way to serving the first page.
+	Volatile bool
 }
 
 // Write replaces path with data: temp file in the same folder, write,
-// fsync, rename, fsync the folder. On failure the temp file is removed
-// and path is untouched.
+// fsync, rename, fsync the folder (no fsync when opts.Volatile). On
+// failure the temp file is removed and path is untouched.
 func Write(path string, data []byte, opts Options) error {
 	dir, name := filepath.Split(path)
 	if dir == "" {
@@ -65,8 +70,10 @@ func Write(path string, data []byte, opts Options) error {
 			return err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync temp file: %w", err)
+	if !opts.Volatile {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync temp file: %w", err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close temp file: %w", err)
@@ -75,6 +82,9 @@ func Write(path string, data []byte, opts Options) error {
 		return fmt.Errorf("rename into place: %w", err)
 	}
 	ok = true
+	if opts.Volatile {
+		return nil
+	}
 	return SyncDir(dir)
 }
 
