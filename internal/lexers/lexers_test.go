@@ -92,3 +92,16 @@ func tokens(t *testing.T, l chroma.Lexer, text string) []chroma.Token {
 	}
 	return it.Tokens()
 }
+
+// BenchmarkFirstBlock is what the first code block after a start pays to
+// register the set, and to compile and run the Go lexer on a small block.
+func BenchmarkFirstBlock(b *testing.B) {
+	for b.Loop() {
+		var r Registry
+		it, err := chroma.Coalesce(r.Get("go")).Tokenise(nil, "package main\n\nfunc main() {}\n")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = it.Tokens()
+	}
+}
