@@ -56,7 +56,8 @@ func TestSameLexerAsChroma(t *testing.T) {
 // JavaScript, Markdown's fenced code, Go's raw strings).
 func TestSameTokensAsChroma(t *testing.T) {
 	samples := map[string]string{
-		"Go":           "package main\n\nimport \"fmt\"\n\n// main says hi.\nfunc main() {\n\tx := `{{.Name}}`\n\tfmt.Println(x, 1.5, 'c')\n}\n",
+		"Go": "package main\n\nimport \"fmt\"\n\n/* block */\n// main says hi.\nfunc main() {\n\tconst k = iota\n\tvar e error = nil\n\tx := `{{.Name}}`\n" +
+			"\tif ok := true; ok && len(x) >= 0x1F {\n\t\tfmt.Println(x, 1.5e3, 'c', 0b101, 07, 2i, e, k, make([]int, 3))\n\t}\n}\n",
 		"HTML":         "<!doctype html>\n<style>p { color: red }</style>\n<script>let a = 1 + 2;</script>\n<p class=\"x\">hi &amp; bye</p>\n",
 		"markdown":     "---\ntitle: x\n---\n# Title\n\n- item *em*\n\n```python\nprint('hi')\n```\n",
 		"Templ":        "package web\n\ntempl Hello(name string) {\n\t<p>{ name }</p>\n}\n",
