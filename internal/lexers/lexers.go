@@ -8,7 +8,8 @@
 // pinned chroma module by go generate (embedded/, chroma's licence in
 // embedded/COPYING), and the two lexers chroma writes in Go (Go and
 // Markdown) copied in go.go and markdown.go. A language outside the set
-// has no lexer here: its code is shown plain.
+// has no lexer here: its code is shown plain. docs/PERFORMANCE.md ("Issue
+// 21: start-up") says which languages are in and why.
 package lexers
 
 import (
