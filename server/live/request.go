@@ -57,7 +57,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	}
 	return llm.Request{
 		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.toolDefs(), MaxTokens: maxOutputTokens,
-		CacheKey: cacheKey, CacheTTL: s.m.settings().CacheTTL,
+		CacheKey: cacheKey, CacheTTL: s.m.settings().CacheTTL, Encoded: &s.encoded,
 	}, client, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"myco/internal/errkind"
 	"myco/server/event"
+	"myco/server/llm"
 	"myco/server/tools"
 	"myco/session"
 )
@@ -72,6 +73,10 @@ type Session struct {
 	// stamps are the file tools' read stamps: kept through compaction,
 	// gone with this live session (files.go).
 	stamps tools.Stamps
+	// encoded keeps the bytes of the messages the model calls sent, so a
+	// call encodes only what is new (llm.Encoded): the request side of a
+	// turn stays flat as the thread grows.
+	encoded llm.Encoded
 	// closing stops queued messages from starting turns; closed stops
 	// every write. archived: the session was archived while live; it
 	// closes, and its files move, when it is next idle.

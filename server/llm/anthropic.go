@@ -60,14 +60,14 @@ func NewAnthropic(cfg ProviderConfig, images ImageReader) Client {
 
 // Stream sends req and streams the answer, text deltas to onText.
 func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(string)) (Response, error) {
-	params, err := anthropicParams(req, newImageLoader(c.images))
+	params, opts, err := c.request(req)
 	if err != nil {
 		return Response{}, &Error{Provider: c.name, Err: err}
 	}
 	parent := ctx
 	ctx, unwatch := watch(ctx, c.idle)
 	defer unwatch()
-	stream := c.sdk.Messages.NewStreaming(ctx, params)
+	stream := c.sdk.Messages.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
 	var acc anthropic.Message
 	// Text and thinking deltas are gathered here rather than by
@@ -106,6 +106,27 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	}
 	g.flush(&acc)
 	return anthropicResponse(&acc, req, &g)
+}
+
+// request is what Stream hands the SDK: the params, and with
+// req.Encoded the whole body built from the messages' kept bytes
+// (anthropicBody), which replaces the params' encoding. The params then
+// hold no messages: the SDK still encodes them, but that is the small
+// head of the request.
+func (c *anthropicClient) request(req Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+	images := newImageLoader(c.images)
+	if req.Encoded == nil {
+		p, err := anthropicParams(req, images)
+		return p, nil, err
+	}
+	body, err := anthropicBody(req, images, req.Encoded)
+	if err != nil {
+		return anthropic.MessageNewParams{}, nil, err
+	}
+	head := req
+	head.Messages = nil
+	p, err := anthropicParams(head, images)
+	return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, err
 }
 
 // gathered holds the text and thinking deltas of a streaming message, by

@@ -98,22 +98,32 @@ func maxTokens(req Request) int {
 func anthropicMessages(msgs []session.Message, images *imageLoader) ([]anthropic.MessageParam, error) {
 	out := make([]anthropic.MessageParam, 0, len(msgs))
 	for _, m := range msgs {
-		blocks, err := anthropicBlocks(m.Content, images)
+		p, ok, err := anthropicMessage(m, images)
 		if err != nil {
-			return nil, fmt.Errorf("message %s: %w", m.ID, err)
+			return nil, err
 		}
-		// The API refuses a message without content (a reply stopped
-		// before its first word); consecutive user turns it merges.
-		if len(blocks) == 0 {
-			continue
-		}
-		if m.Role == "assistant" {
-			out = append(out, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, anthropic.NewUserMessage(blocks...))
+		if ok {
+			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// anthropicMessage converts one message; ok is false when it sends
+// nothing: the API refuses a message without content (a reply stopped
+// before its first word); consecutive user turns it merges.
+func anthropicMessage(m session.Message, images *imageLoader) (p anthropic.MessageParam, ok bool, err error) {
+	blocks, err := anthropicBlocks(m.Content, images)
+	if err != nil {
+		return p, false, fmt.Errorf("message %s: %w", m.ID, err)
+	}
+	if len(blocks) == 0 {
+		return p, false, nil
+	}
+	if m.Role == "assistant" {
+		return anthropic.NewAssistantMessage(blocks...), true, nil
+	}
+	return anthropic.NewUserMessage(blocks...), true, nil
 }
 
 func anthropicBlocks(content []session.Block, images *imageLoader) ([]anthropic.ContentBlockParamUnion, error) {

@@ -20,6 +20,9 @@ const octetStream = "application/octet-stream"
 type imageLoader struct {
 	images ImageReader
 	cache  map[string]loadedImage
+	// reads counts the image blocks loaded, so that a caller can tell
+	// whether a message holds one (anthropicBody keeps no bytes of those).
+	reads int
 }
 
 type loadedImage struct {
@@ -34,6 +37,7 @@ func newImageLoader(images ImageReader) *imageLoader {
 // load returns the media type and base64 bytes of an image block: from the
 // image store when it names a blob, else the legacy inline data as it is.
 func (l *imageLoader) load(b session.Block) (mediaType, data string, err error) {
+	l.reads++
 	if b.SHA256 == "" {
 		if b.Data == "" {
 			return "", "", errors.New("image block has neither sha256 nor data")

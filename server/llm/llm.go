@@ -43,6 +43,10 @@ type Request struct {
 	// CacheTTL is how long Anthropic keeps the prompt cache written by
 	// this call: CacheTTL1h, or "" for the provider's default (5 minutes).
 	CacheTTL string
+	// Encoded, when set, keeps the bytes of the messages sent by earlier
+	// calls of the same conversation, so that this one encodes only what
+	// is new; nil encodes them all. The bytes sent are the same either way.
+	Encoded *Encoded
 }
 
 // CacheTTL1h asks Anthropic to keep a prompt cache entry for an hour.

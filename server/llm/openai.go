@@ -67,14 +67,14 @@ func isOfficialOpenAI(baseURL string) bool {
 
 // Stream sends req and streams the answer, text deltas to onText.
 func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(string)) (Response, error) {
-	params, err := c.params(req)
+	params, opts, err := c.request(req)
 	if err != nil {
 		return Response{}, &Error{Provider: c.name, Err: err}
 	}
 	parent := ctx
 	ctx, unwatch := watch(ctx, c.idle)
 	defer unwatch()
-	stream := c.sdk.NewStreaming(ctx, params)
+	stream := c.sdk.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
 	var th reasoning
@@ -107,6 +107,25 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(stri
 		return c.partial(&acc, &th, req), &Error{Provider: c.name, Retryable: true, Err: errIncomplete}
 	}
 	return c.response(&acc, &th, req), nil
+}
+
+// request is what Stream hands the SDK: the params, and with
+// req.Encoded the whole body built from the messages' kept bytes
+// (openaiBody), which replaces the params' encoding; the params then
+// hold no messages (the SDK still encodes that small head).
+func (c *openaiClient) request(req Request) (openai.ChatCompletionNewParams, []option.RequestOption, error) {
+	if req.Encoded != nil {
+		body, ok, err := c.openaiBody(req, newImageLoader(c.images), req.Encoded)
+		if err != nil {
+			return openai.ChatCompletionNewParams{}, nil, err
+		}
+		if ok {
+			p, err := c.paramsWith(req, nil)
+			return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, err
+		}
+	}
+	p, err := c.params(req)
+	return p, nil, err
 }
 
 // reasoning gathers what an OpenAI-compatible server streams of the

@@ -16,6 +16,11 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
+	return c.paramsWith(req, msgs)
+}
+
+// paramsWith builds the request around messages converted already.
+func (c *openaiClient) paramsWith(req Request, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionNewParams, error) {
 	tools, err := openaiTools(req.Tools)
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
@@ -54,19 +59,26 @@ func openaiMessages(system string, msgs []session.Message, images *imageLoader) 
 		out = append(out, openai.SystemMessage(system))
 	}
 	for _, m := range msgs {
-		var conv []openai.ChatCompletionMessageParamUnion
-		var err error
-		if m.Role == "assistant" {
-			conv = openaiAssistant(m)
-		} else {
-			conv, err = openaiUser(m, images)
-		}
+		conv, err := openaiMessage(m, images)
 		if err != nil {
-			return nil, fmt.Errorf("message %s: %w", m.ID, err)
+			return nil, err
 		}
 		out = append(out, conv...)
 	}
 	return out, nil
+}
+
+// openaiMessage converts one stored message: none, one, or (tool
+// results) several of the API's.
+func openaiMessage(m session.Message, images *imageLoader) ([]openai.ChatCompletionMessageParamUnion, error) {
+	if m.Role == "assistant" {
+		return openaiAssistant(m), nil
+	}
+	conv, err := openaiUser(m, images)
+	if err != nil {
+		return nil, fmt.Errorf("message %s: %w", m.ID, err)
+	}
+	return conv, nil
 }
 
 // openaiAssistant converts an assistant message: its text as content, its
