@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -16,6 +17,10 @@ func main() {
 	// (secrets_linux.go).
 	if err := hideSecrets(); err != nil {
 		fmt.Fprintf(os.Stderr, "myco: warning: %v\n", err)
+	}
+	// The process's memory, like its secrets: main's, not run's.
+	if limit, ok := memoryLimit(os.Getenv); ok {
+		debug.SetMemoryLimit(limit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
