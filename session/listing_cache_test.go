@@ -188,17 +188,25 @@ func TestListingCacheNotTrusted(t *testing.T) {
 			writeFile(t, path, string(data))
 		}},
 		{"another version", func(t *testing.T, path string) {
-			writeFile(t, path, strings.Replace(string(readFile(t, path)), "cache 1 ", "cache 2 ", 1))
+			writeFile(t, path, strings.Replace(string(readFile(t, path)), "cache 2 ", "cache 3 ", 1))
 		}},
-		{"not valid JSON, checksum right", func(t *testing.T, path string) {
+		{"version 1 (JSON), checksum right", func(t *testing.T, path string) {
+			body := `[{"id":"` + cacheA + `","dev":1,"ino":2,"size":3,"mtime_ns":4,"summary":{"id":"` + cacheA + `","title":"Title AAAA a1"}}]`
+			sum := crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli))
+			writeFile(t, path, fmt.Sprintf("myco listing cache 1 %08x %d 1\n%s", sum, len(body), body))
+		}},
+		{"cut short, checksum right", func(t *testing.T, path string) {
 			rewriteCache(t, path, func(b string) string { return b[:len(b)-1] })
 		}},
+		{"bytes after the last entry, checksum right", func(t *testing.T, path string) {
+			rewriteCache(t, path, func(b string) string { return b + "x" })
+		}},
 		{"an entry for another session, checksum right", func(t *testing.T, path string) {
-			rewriteCache(t, path, func(b string) string { return strings.Replace(b, `"id":"`+cacheA, `"id":"`+cacheB, 1) })
+			rewriteCache(t, path, func(b string) string { return strings.Replace(b, cacheA, cacheB, 1) })
 		}},
 		{"an entry with an ID that names a path, checksum right", func(t *testing.T, path string) {
 			rewriteCache(t, path, func(b string) string {
-				return strings.ReplaceAll(b, cacheA, "../x")
+				return strings.ReplaceAll(b, cacheA, "../"+cacheA[3:])
 			})
 		}},
 		{"a folder", func(t *testing.T, path string) {

@@ -1,0 +1,231 @@
+package session
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The listing cache's body is its entries one after the other, each the
+// fields of a fileEntry in a fixed order: strings and byte strings as a
+// uvarint length and the bytes, integers as (u)varints, times as
+// time.Time's binary form behind its length, and one byte of flags. It is
+// hand-written rather than gob or JSON because a restart decodes 10,000
+// of them before it can show the first page: the decoder takes every
+// string as a slice of one copy of the body (no allocation per field), and
+// an entry costs about a microsecond.
+//
+//	id  dev ino size mtime_ns  title model cwd  created updated  flags
+//	messages threads  parent parent_title  usage_count
+//	usage × usage_count: model input output cache_read cache_creation
+//	                     cache_creation_5m cache_creation_1h unknown
+//
+// flags: 1 archived, 2 failed. A damaged summary is never written.
+
+// minEntrySize is less than any entry's encoding, to bound the count a
+// header may claim.
+const minEntrySize = 40
+
+const (
+	flagArchived = 1 << iota
+	flagFailed
+)
+
+// appendCacheEntry appends e's encoding to b.
+func appendCacheEntry(b []byte, e *fileEntry) []byte {
+	s := &e.sum
+	b = appendString(b, s.ID)
+	b = binary.AppendUvarint(b, e.st.dev)
+	b = binary.AppendUvarint(b, e.st.ino)
+	b = binary.AppendVarint(b, e.st.size)
+	b = binary.AppendVarint(b, e.st.mtime)
+	b = appendString(b, s.Title)
+	b = appendString(b, s.Model)
+	b = appendString(b, s.Cwd)
+	b = appendCacheTime(b, s.CreatedAt)
+	b = appendCacheTime(b, s.UpdatedAt)
+	var flags byte
+	if s.Archived {
+		flags |= flagArchived
+	}
+	if s.Failed {
+		flags |= flagFailed
+	}
+	b = append(b, flags)
+	b = binary.AppendVarint(b, int64(s.Messages))
+	b = binary.AppendVarint(b, int64(s.Threads))
+	b = appendString(b, s.Parent)
+	b = appendString(b, s.ParentTitle)
+	b = binary.AppendUvarint(b, uint64(len(s.Usage)))
+	for _, u := range s.Usage {
+		b = appendString(b, u.Model)
+		for _, n := range [...]int64{u.Usage.InputTokens, u.Usage.OutputTokens, u.Usage.CacheReadInputTokens,
+			u.Usage.CacheCreationInputTokens, u.Usage.CacheCreation5mInputTokens, u.Usage.CacheCreation1hInputTokens} {
+			b = binary.AppendVarint(b, n)
+		}
+		b = appendString(b, string(u.Usage.Unknown))
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendCacheTime(b []byte, t time.Time) []byte {
+	// A time MarshalBinary refuses (an offset that is not whole minutes)
+	// never comes from a decoded document; its zero time keeps the entry
+	// decodable, and its stamp then still guards it.
+	enc, err := t.MarshalBinary()
+	if err != nil {
+		enc, _ = time.Time{}.MarshalBinary()
+	}
+	return appendString(b, string(enc))
+}
+
+// errCacheEntry is a body that does not decode.
+var errCacheEntry = errors.New("bad entry")
+
+// cacheReader decodes a body; the first error sticks, and every read after
+// it returns zeros.
+type cacheReader struct {
+	b   []byte
+	s   string // b as one string: every string decoded is a slice of it
+	off int
+	err error
+}
+
+func (r *cacheReader) fail() {
+	if r.err == nil {
+		r.err = errCacheEntry
+	}
+	r.off = len(r.b)
+}
+
+func (r *cacheReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *cacheReader) varint() int64 {
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *cacheReader) int() int {
+	v := r.varint()
+	if v < 0 || v > 1<<31 {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+// span returns where the next length-prefixed field lies in r.b.
+func (r *cacheReader) span() (from, to int) {
+	n := r.uvarint()
+	if n > uint64(len(r.b)-r.off) {
+		r.fail()
+		return r.off, r.off
+	}
+	from = r.off
+	r.off += int(n)
+	return from, r.off
+}
+
+func (r *cacheReader) string() string {
+	from, to := r.span()
+	return r.s[from:to]
+}
+
+func (r *cacheReader) time() time.Time {
+	from, to := r.span()
+	var t time.Time
+	if err := t.UnmarshalBinary(r.b[from:to]); err != nil {
+		r.fail()
+	}
+	return t
+}
+
+func (r *cacheReader) byte() byte {
+	if r.off >= len(r.b) {
+		r.fail()
+		return 0
+	}
+	c := r.b[r.off]
+	r.off++
+	return c
+}
+
+// entry decodes the next entry; r.err says whether it could.
+func (r *cacheReader) entry() *fileEntry {
+	e := &fileEntry{}
+	s := &e.sum
+	s.ID = r.string()
+	e.st = stamp{dev: r.uvarint(), ino: r.uvarint(), size: r.varint(), mtime: r.varint(), ok: true}
+	s.Title, s.Model, s.Cwd = r.string(), r.string(), r.string()
+	s.CreatedAt, s.UpdatedAt = r.time(), r.time()
+	flags := r.byte()
+	if flags&^(flagArchived|flagFailed) != 0 {
+		r.fail()
+	}
+	s.Archived, s.Failed = flags&flagArchived != 0, flags&flagFailed != 0
+	s.Messages, s.Threads = r.int(), r.int()
+	s.Parent, s.ParentTitle = r.string(), r.string()
+	if n := r.uvarint(); n > 0 {
+		if n > uint64(len(r.b)-r.off) {
+			r.fail()
+			return e
+		}
+		s.Usage = make([]ModelUsage, n)
+		for i := range s.Usage {
+			u := &s.Usage[i]
+			u.Model = r.string()
+			u.Usage.InputTokens, u.Usage.OutputTokens = r.varint(), r.varint()
+			u.Usage.CacheReadInputTokens, u.Usage.CacheCreationInputTokens = r.varint(), r.varint()
+			u.Usage.CacheCreation5mInputTokens, u.Usage.CacheCreation1hInputTokens = r.varint(), r.varint()
+			if unknown := r.string(); unknown != "" {
+				u.Usage.Unknown = jsontext.Value(unknown)
+			}
+		}
+	}
+	return e
+}
+
+// decodeCacheBody decodes a body that holds n entries, and nothing after
+// them. An entry whose ID is not a valid session ID, or that repeats one,
+// makes the whole body unusable.
+func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, error) {
+	r := &cacheReader{b: body, s: string(body)}
+	files := make(map[string]*fileEntry, n)
+	for i := range n {
+		e := r.entry()
+		if r.err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, r.err)
+		}
+		if err := ValidateID(e.sum.ID); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		if _, dup := files[e.sum.ID]; dup {
+			return nil, fmt.Errorf("entry %d: session %s listed twice", i, e.sum.ID)
+		}
+		files[e.sum.ID] = e
+	}
+	if r.off != len(body) {
+		return nil, fmt.Errorf("%d bytes after the last entry", len(body)-r.off)
+	}
+	return files, nil
+}
