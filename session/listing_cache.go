@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
 )
 
 // ListingCacheName is the file, in each session folder, where the store
