@@ -39,6 +39,13 @@ type feed struct {
 	log      *slog.Logger
 	interval time.Duration
 	kick     chan struct{}
+	// wanted is closed when the first tab subscribes to the profile's
+	// stream: until then nobody is told anything, and the feed does not
+	// look (a listing of 10,000 sessions, beside a start's first page).
+	// ready is closed by the first look: what it learns is what the tabs
+	// are told differences from.
+	wanted, ready chan struct{}
+	wantOnce      sync.Once
 
 	mu     sync.Mutex
 	status map[string]string // live status of sessions live here, by ID
@@ -56,7 +63,8 @@ type listed struct {
 func newFeed(store *session.Store, hub *Hub, log *slog.Logger, interval time.Duration) *feed {
 	return &feed{
 		store: store, hub: hub, log: log, interval: interval,
-		kick: make(chan struct{}, 1), status: map[string]string{},
+		kick: make(chan struct{}, 1), wanted: make(chan struct{}), ready: make(chan struct{}),
+		status: map[string]string{},
 	}
 }
 
@@ -114,14 +122,24 @@ func (f *feed) statusOf(sum session.Summary) string {
 	return listStatus(st, sum.Failed)
 }
 
-// run looks at the listing whenever it may have changed, until ctx ends.
+// run looks at the listing whenever it may have changed, until ctx ends,
+// from when a tab first wants to hear of it. Its first look only learns,
+// and then closes ready.
 func (f *feed) run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-f.wanted:
+	}
 	t := time.NewTicker(f.interval)
 	defer t.Stop()
-	for {
+	for first := true; ; first = false {
 		// Taken before the look: a change during it wakes the next one.
 		changed := f.store.ListChanged()
 		f.look()
+		if first {
+			close(f.ready)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -218,6 +236,14 @@ func diffListing(prev, now map[string]listed) []event.Event {
 // sessions.snapshot (what the tab shows may be stale: it refetches), then
 // every change. The auth, Host and Origin checks are those of every route.
 func (s *Server) profileEvents(c echo.Context) error {
+	// A tab that subscribed before the feed's first look could miss a
+	// change that look takes as known.
+	s.feed.wantOnce.Do(func() { close(s.feed.wanted) })
+	select {
+	case <-s.feed.ready:
+	case <-c.Request().Context().Done():
+		return nil
+	}
 	return s.events.serveTab(c.Response(), c.Request(), profileStream, func(int64, *event.Partial, []event.RunningTool) (event.Event, error) {
 		return event.SessionsSnapshot{}, nil
 	})

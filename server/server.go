@@ -166,9 +166,11 @@ func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
 // files for changes by other processes meanwhile.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.watch(ctx)
-	// The feed's first look, before any request: a session made by the
-	// first request is then a change it tells.
-	s.feed.look()
+	// The feed's first look waits for the first tab that subscribes to
+	// the profile's stream, not the first requests: with 10,000 sessions
+	// it is a listing of both folders, which the home page does not need.
+	// No tab hears of the profile's changes before it (profileEvents waits
+	// for it), and its snapshot tells it of those made before.
 	go s.feed.run(ctx)
 	go s.live.RunIdle(ctx)
 	go s.collectSnapshots(ctx)

@@ -57,8 +57,16 @@ type folder struct {
 	// dirty: files changed since the folder's listing cache was read or
 	// written (SaveListingCache); seeded: the cache was read, or tried.
 	dirty, seeded bool
-	// checking: a background check of an expired scan runs.
-	checking bool
+	// checkDone is closed when the background check of an expired scan
+	// that runs ends; nil when none runs.
+	checkDone chan struct{}
+	// unchecked: files came from the listing cache at start without a
+	// stat of each document (Options.CheckLater); a check in the
+	// background vouches for them (list_start.go).
+	unchecked bool
+	// opened is the folder's names as Open read them, for the start's
+	// first uses; nil once taken or out of date.
+	opened *folderRead
 }
 
 // fileEntry is one document as the cache knows it. An entry is never
@@ -315,7 +323,7 @@ func (c *listCache) check(dir string, info fs.FileInfo, now time.Time) folderChe
 	switch {
 	case f.info == nil || now.Before(f.at):
 		return folderScan
-	case sameFile(f.info, info) && !f.recent && expired:
+	case sameFile(f.info, info) && !f.recent && (expired || f.unchecked):
 		return folderExpired
 	case sameFile(f.info, info) && !f.recent:
 		return folderUnchanged
@@ -328,22 +336,24 @@ func (c *listCache) check(dir string, info fs.FileInfo, now time.Time) folderChe
 }
 
 // startCheck reports whether no background check of dir runs, and marks
-// one running.
-func (c *listCache) startCheck(dir string) bool {
+// one running; done is closed when the one that runs ends.
+func (c *listCache) startCheck(dir string) (done chan struct{}, started bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
-	if f.checking {
-		return false
+	if f.checkDone != nil {
+		return f.checkDone, false
 	}
-	f.checking = true
-	return true
+	f.checkDone = make(chan struct{})
+	return f.checkDone, true
 }
 
 func (c *listCache) endCheck(dir string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.folder(dir).checking = false
+	f := c.folder(dir)
+	close(f.checkDone)
+	f.checkDone = nil
 }
 
 // adopt takes info as dir's stat if the folder's documents are exactly the
@@ -394,6 +404,7 @@ func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.File
 	}
 	f.files, f.info, f.at, f.infoNoted = files, info, at, noted
 	f.recent = at.Sub(info.ModTime()) < recentWindow
+	f.unchecked = false
 	if changed {
 		c.bump()
 		f.dirty = true
@@ -518,11 +529,11 @@ func (s *Store) ListJSON(opts ListOptions) ([]byte, error) {
 }
 
 func (s *Store) listView(opts ListOptions) (*listView, error) {
-	if err := s.refresh(s.dir); err != nil {
+	if err := s.refresh(s.dir, false); err != nil {
 		return nil, err
 	}
 	if opts.Archived {
-		if err := s.refresh(s.archivedDir); err != nil {
+		if err := s.refresh(s.archivedDir, false); err != nil {
 			return nil, err
 		}
 	}
@@ -538,9 +549,10 @@ func newestFirst(a, b *Summary) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// scanDir brings dir's entries up to date and returns their summaries.
+// scanDir brings dir's entries up to date, every document's stat checked,
+// and returns their summaries.
 func (s *Store) scanDir(dir string) ([]Summary, error) {
-	if err := s.refresh(dir); err != nil {
+	if err := s.refresh(dir, true); err != nil {
 		return nil, err
 	}
 	files := s.cache.entries(dir)
@@ -555,8 +567,10 @@ func (s *Store) scanDir(dir string) ([]Summary, error) {
 // folder (every save renames a new file into place, which changes the
 // folder) reads nothing. A folder changed by this store's writes only
 // reads its names. Otherwise every file is stat'ed, and those whose stat
-// changed are read in parallel.
-func (s *Store) refresh(dir string) error {
+// changed are read in parallel. An expired scan, or one the start took
+// from the listing cache unchecked, is checked in the background; with
+// wait, refresh waits for that check.
+func (s *Store) refresh(dir string, wait bool) error {
 	// The clock and the count of this store's changes are read before any
 	// stat, so neither a file nor a change is ever taken for older than it is.
 	now := s.now()
@@ -569,7 +583,10 @@ func (s *Store) refresh(dir string) error {
 	case folderUnchanged:
 		return nil
 	case folderExpired:
-		s.checkInBackground(dir, info, now, noted, gen)
+		done := s.checkInBackground(dir, info, now, noted, gen)
+		if wait {
+			<-done
+		}
 		return nil
 	case folderOwnWrites:
 		ids, err := readIDs(dir)
@@ -580,24 +597,34 @@ func (s *Store) refresh(dir string) error {
 			return nil
 		}
 	}
-	return s.scanFiles(dir, info, now, noted, gen)
+	if err := s.scanFiles(dir, info, now, noted, gen, true); err != nil {
+		return err
+	}
+	if wait {
+		s.cache.waitCheck(dir) // the one a quick first scan started
+	}
+	return nil
 }
 
 // checkInBackground stats every file of dir, unchanged but for edits in
 // place, on a goroutine of its own, one at a time per folder. The listing
 // that found the scan expired answers from the cache at once: a stat of
 // 10,000 files is the tail of a listing otherwise. What the check finds
-// shows in the next listing, and ListChanged tells watchers.
-func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) {
-	if !s.cache.startCheck(dir) {
-		return
+// shows in the next listing, and ListChanged tells watchers. The channel
+// returned is closed when the check (this one or one already running)
+// ends.
+func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) <-chan struct{} {
+	done, started := s.cache.startCheck(dir)
+	if !started {
+		return done
 	}
 	go func() {
 		defer s.cache.endCheck(dir)
-		if err := s.scanFiles(dir, info, now, noted, gen); err != nil {
+		if err := s.scanFiles(dir, info, now, noted, gen, false); err != nil {
 			s.log.Warn("checking the session folder", "folder", dir, "err", err)
 		}
 	}()
+	return done
 }
 
 // readDocs lists the documents of dir, in no particular order (os.ReadDir
@@ -637,12 +664,26 @@ func readIDs(dir string) ([]string, error) {
 	return ids, nil
 }
 
-func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted, gen uint64) error {
-	entries, err := readDocs(dir)
-	if err != nil {
-		return err
+// scanFiles reads dir's names and stats every document, reading those
+// whose stat changed. With quick, a store that may check later
+// (Options.CheckLater) takes a first scan's names, where they are exactly
+// the listing cache's, as vouching for the cache until a check in the
+// background.
+func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted, gen uint64, quick bool) error {
+	var entries []fs.DirEntry
+	if quick && s.checkLater {
+		var done bool
+		var err error
+		if entries, done, err = s.quickScan(dir, dirInfo, now, noted, gen); done || err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if entries, err = s.takeNames(dir, dirInfo); err != nil {
+			return err
+		}
+		s.seedFromListingCache(dir)
 	}
-	s.seedFromListingCache(dir)
 	prev := s.cache.entries(dir)
 	files := make(map[string]*fileEntry, len(entries))
 	var misses []miss

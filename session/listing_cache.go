@@ -163,16 +163,17 @@ func (c *listCache) noteOwnFolderChange(dir string) {
 // seedFromListingCache fills dir's entries from its listing cache before
 // the folder's first scan, which then reads only the documents whose stat
 // no longer matches. A cache that cannot be used is logged and left to be
-// written again.
-func (s *Store) seedFromListingCache(dir string) {
+// written again. It reports whether it seeded entries just now.
+func (s *Store) seedFromListingCache(dir string) bool {
 	if !s.cache.wantSeed(dir) {
-		return
+		return false
 	}
 	files, err := readListingCache(dir)
 	if err != nil {
 		s.log.Warn("reading every session instead of the listing cache", "folder", dir, "err", err)
 	}
 	s.cache.seed(dir, files)
+	return len(files) > 0
 }
 
 // wantSeed reports whether dir has never been scanned nor seeded, and

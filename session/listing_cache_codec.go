@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -209,7 +210,10 @@ func (r *cacheReader) entry() *fileEntry {
 // them. An entry whose ID is not a valid session ID, or that repeats one,
 // makes the whole body unusable.
 func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, error) {
-	r := &cacheReader{b: body, s: string(body)}
+	// The strings are slices of body itself: it is read for this and
+	// never written again, and a copy of 2 MB is page faults and a memmove
+	// a start would wait for.
+	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
 	files := make(map[string]*fileEntry, n)
 	for i := range n {
 		e := r.entry()

@@ -38,6 +38,10 @@ type Store struct {
 	cacheSaveMu sync.Mutex
 	// redactor replaces secrets in everything written; nil writes them.
 	redactor *redact.Redactor
+	// checkLater: Options.CheckLater. startMu serialises the quick first
+	// scans it allows (quickScan).
+	checkLater bool
+	startMu    sync.Mutex
 }
 
 // Options tune a Store. The zero value is fine.
@@ -47,6 +51,12 @@ type Options struct {
 	// Redactor replaces secrets in documents and journals as they are
 	// written (the setting redact_secrets); nil writes text as it is.
 	Redactor *redact.Redactor
+	// CheckLater lets the first listing of a folder answer from its
+	// listing cache when the folder's names are the cache's, and stat
+	// every document in the background (list_start.go): a server's start,
+	// whose first page should not wait for 10,000 stats. A command that
+	// lists once and exits leaves it false.
+	CheckLater bool
 }
 
 // Open opens the session store in dir, creating it and its archived folder
@@ -56,7 +66,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{
 		dir: dir, archivedDir: filepath.Join(dir, ArchivedDir), now: opts.Now,
 		locks: map[string]heldLock{}, docMus: map[string]*sync.Mutex{},
-		cache: newListCache(), redactor: opts.Redactor,
+		cache: newListCache(), redactor: opts.Redactor, checkLater: opts.CheckLater,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -80,11 +90,17 @@ func Open(dir string, opts Options) (*Store, error) {
 // folder of 10,000 sessions holds 20,000 names, and a start should read
 // them as few times as it can.
 func (s *Store) sweepTemps(dir string) error {
+	now := s.now()
+	info, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
 	entries, err := readDocs(dir)
 	if err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), atomicfile.TempPrefix) }) {
+		s.cache.keepRead(dir, info, entries, now) // for the start's next reads (list_start.go)
 		return nil
 	}
 	if err := sweepTemp(dir); err != nil {

@@ -813,7 +813,7 @@ func (s *Store) Recover(progress func(done, total int)) (RecoverReport, error) {
 	var rep RecoverReport
 	var ids []string
 	for _, dir := range []string{s.dir, s.archivedDir} {
-		entries, err := readDocs(dir) // unsorted: sorting 20,000 names shows at start-up
+		entries, err := s.namesAtStart(dir) // unsorted: sorting 20,000 names shows at start-up
 		if err != nil {
 			return rep, fmt.Errorf("recover journals: %w", err)
 		}

@@ -18,9 +18,12 @@ type stores struct {
 	images   *session.Images
 }
 
-// openStores opens an existing profile (create=false: commands that only
-// read or move data never make a profile by mistake) or creates it.
-func openStores(e env, name string, create bool) (*stores, error) {
+// openStores opens an existing profile (serving=false: commands that only
+// read or move data never make a profile by mistake) or, for the server,
+// creates it. The server's store answers its first listing from the
+// listing cache and checks every document in the background
+// (session.Options.CheckLater); a command's checks them first.
+func openStores(e env, name string, serving bool) (*stores, error) {
 	if name == "" {
 		name = profiles.DefaultName
 	}
@@ -29,7 +32,7 @@ func openStores(e env, name string, create bool) (*stores, error) {
 		return nil, err
 	}
 	var p *profiles.Profile
-	if create {
+	if serving {
 		p, err = profiles.Open(home, name)
 	} else {
 		p, err = profiles.Lookup(home, name)
@@ -40,7 +43,7 @@ func openStores(e env, name string, create bool) (*stores, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := session.Open(p.SessionDir(), session.Options{Redactor: redactor(p)})
+	ss, err := session.Open(p.SessionDir(), session.Options{Redactor: redactor(p), CheckLater: serving})
 	if err != nil {
 		return nil, err
 	}

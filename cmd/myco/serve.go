@@ -66,11 +66,22 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	}
 	defer serverLock.Unlock()
 	recoverJournals(e, st)
-	migrate(e, st)
-	// The start's listing is done: keep it for the next start, while this
-	// one serves, and again at the end (saveListing).
-	go saveListing(e, st)
-	defer saveListing(e, st)
+	// Archives a crash cut short are finished while the server starts: its
+	// first page need not wait for the stat of every document that
+	// finding them takes, and until then such a session is listed with the
+	// archived ones. Once they are, the start's listing is checked: keep
+	// it for the next start, and again at the end (saveListing), before
+	// the profile's lock is let go.
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		migrate(e, st)
+		saveListing(e, st)
+	}()
+	defer func() {
+		<-started
+		saveListing(e, st)
+	}()
 	return runServer(ctx, e, st, settings, page, opts)
 }
 
@@ -129,7 +140,7 @@ func answers(info profiles.ServerInfo) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// migrate finishes archives that a crash cut short before serving.
+// migrate finishes archives that a crash cut short.
 func migrate(e env, st *stores) {
 	p := newProgress(e.stderr, "moving archived sessions")
 	rep, err := st.sessions.MigrateArchived(p.update)
