@@ -191,3 +191,24 @@ func TestCheckLaterSeesNewDocuments(t *testing.T) {
 		t.Errorf("the next listing says %q of the new document, want its title", got)
 	}
 }
+
+// TestCheckLaterSavesNothingUnchanged: a server that started from the
+// listing cache and changed nothing does not write its 10,000 entries
+// again when it stops.
+func TestCheckLaterSavesNothingUnchanged(t *testing.T) {
+	dir, _ := cachedProfile(t)
+	settle(t, dir)
+	path := filepath.Join(dir, session.ListingCacheName)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, dir, session.Options{CheckLater: true})
+	titlesAfterCheck(t, s)
+	if err := s.SaveListingCache(); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		t.Errorf("the cache was written again though nothing changed (%v)", err)
+	}
+}

@@ -200,6 +200,11 @@ func (c *listCache) seed(dir string, files map[string]*fileEntry) {
 	if len(files) == 0 {
 		return
 	}
+	if len(f.files) == 0 {
+		f.files = files // the start's case: 10,000 inserts saved
+		c.bump()
+		return
+	}
 	for id, e := range files {
 		if _, ok := f.files[id]; !ok {
 			f.files[id] = e
