@@ -151,6 +151,11 @@ func (s *Server) sidebarView(current, q string, grouped bool) (web.SidebarView, 
 	}, nil
 }
 
+// FragmentHeader, set to "1" on a request for a session page, asks for
+// the page's session fragment alone (web.SessionFragment) rather than
+// the whole page.
+const FragmentHeader = "X-Myco-Fragment"
+
 func (s *Server) sessionPage(c echo.Context) error {
 	id := c.Param("id")
 	if err := session.ValidateID(id); err != nil {
@@ -173,6 +178,13 @@ func (s *Server) sessionPage(c echo.Context) error {
 	}
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err
+	}
+	// The same address answers a page or, for a tab that swaps sessions
+	// in place (static/swap.js), the fragment of it that changes: a cache
+	// must keep the two apart.
+	c.Response().Header().Add("Vary", FragmentHeader)
+	if c.Request().Header.Get(FragmentHeader) == "1" {
+		return render(c, http.StatusOK, web.SessionFragment(web.NewSessionView(doc, opts)))
 	}
 	side, err := s.sidebarView(id, "", false)
 	if err != nil {

@@ -176,7 +176,8 @@ export function syncApprovals(list) {
 
 // initApprovals makes the cards' buttons and hunk toggles work, for
 // every card present and to come.
-export function initApprovals() {
-  document.addEventListener('click', onDecide);
-  document.addEventListener('change', onHunkToggle);
+/** @param {AbortSignal} signal the session's (static/swap.js) */
+export function initApprovals(signal) {
+  document.addEventListener('click', onDecide, { signal });
+  document.addEventListener('change', onHunkToggle, { signal });
 }

@@ -127,7 +127,7 @@ function onPaste(e) {
 
 const hasFiles = (e) => [...(e.dataTransfer?.types || [])].includes('Files');
 
-function initDrop(zone) {
+function initDrop(zone, signal) {
   let depth = 0;
   zone.addEventListener('dragenter', (e) => {
     if (!hasFiles(e)) return;
@@ -157,12 +157,13 @@ function initDrop(zone) {
   for (const type of ['dragover', 'drop']) {
     document.addEventListener(type, (e) => {
       if (hasFiles(e) && !zone.contains(e.target)) e.preventDefault();
-    });
+    }, { signal });
   }
 }
 
 // initImages wires the image button, pasting and dropping.
-export function initImages(root) {
+/** @param {AbortSignal} signal */
+export function initImages(root, signal) {
   input.addEventListener('paste', onPaste);
   const picker = root.querySelector('[data-testid="image-input"]');
   root.querySelector('[data-testid="image-button"]').addEventListener('click', () => picker.click());
@@ -171,5 +172,5 @@ export function initImages(root) {
     picker.value = '';
     input.focus();
   });
-  initDrop(root.closest('#composer') || root);
+  initDrop(root.closest('#composer') || root, signal);
 }

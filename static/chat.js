@@ -18,7 +18,7 @@
 //   #composer [data-composer] [data-stream-state]   "Reconnecting…"
 
 import { initMentions, onNote, syncNotes } from './mentions.js';
-import { onThinking, showPartialThinking } from './thinking.js';
+import { initThinking, onThinking, showPartialThinking } from './thinking.js';
 import { beforeEvery, on, stream } from './stream.js';
 import { EV } from './events.js';
 import { initGoal, onGoal } from './goal.js';
@@ -31,6 +31,7 @@ import { setModel } from './usage.js';
 import { busyIn, initStatus, onTurnStart, showStatus } from './status.js';
 import {
   applyPartial,
+  dropDeltas,
   flushDeltas,
   onBlocks,
   onDelta,
@@ -42,11 +43,11 @@ import {
   resync,
   settle,
 } from './conversation.js';
-import { onToolEnd, onToolOutput, onToolStart, syncRunning } from './tools.js';
+import { initTools, onToolEnd, onToolOutput, onToolStart, syncRunning } from './tools.js';
 import { addApproval, initApprovals, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
-import { onBtwDelta, onBtwEnd, onBtwStart, onSteerQueue } from './steer.js';
+import { initSteer, onBtwDelta, onBtwEnd, onBtwStart, onSteerQueue } from './steer.js';
 import { composer, input, setLockedBy, setProviderHelp } from './composer.js';
 import { initComposer, retryAnswer } from './send.js';
 
@@ -72,8 +73,13 @@ function onQueue(queued, html) {
 let snapshots = 0;
 let reconnected = false;
 
+// session is the signal of the session the chat draws: aborted once
+// another is swapped in (static/swap.js).
+let session = AbortSignal.abort();
+
 async function onSnapshot(d) {
   if (!d) return;
+  const signal = session;
   const first = snapshots++ === 0;
   const busy = busyIn(d.status_html);
   // The page was rendered before the stream opened: events that passed
@@ -82,6 +88,7 @@ async function onSnapshot(d) {
   // the turn has ended since and the snapshot says idle.
   const missed = typeof d.seq === 'number' && d.seq > Number(body.dataset.eventsSeq || 0);
   if (reconnected || (first && (busy || missed))) await resync(d);
+  if (signal.aborted) return; // the page is another session's now
   reconnected = false;
   showStatus(d.status_html);
   if (typeof d.model === 'string') setModel(d.model);
@@ -144,7 +151,8 @@ const handlers = {
   [EV.planReady]: onPlanReady,
 };
 
-function listen(es) {
+/** @param {EventSource} es @param {AbortSignal} signal */
+function listen(es, signal) {
   // Blocks join the deltas' frame: they follow the text they cover.
   beforeEvery((name) => {
     if (name !== EV.textDelta && name !== EV.messageBlocks) flushDeltas();
@@ -157,30 +165,39 @@ function listen(es) {
     // EventSource retries by itself unless the server refused the stream.
     s.textContent = es.readyState === EventSource.CLOSED ? 'Disconnected: reload the page' : 'Reconnecting…';
     s.hidden = false;
-  });
+  }, { signal });
   es.addEventListener('open', () => {
     const s = composer?.querySelector('[data-stream-state]');
     if (s) s.hidden = true;
-  });
+  }, { signal });
 }
 
-// initChat wires the session page's chat; page-session.js calls it after opening
-// the page's stream.
-export function initChat() {
+/** initChat wires the session page's chat until signal is aborted (the
+ * page's session swapped for another: static/swap.js);
+ * page-session.js calls it after opening the page's stream.
+ * @param {AbortSignal} signal */
+export function initChat(signal) {
   if (body.dataset.page !== 'session') return;
-  document.addEventListener('click', toggleDiff);
-  document.addEventListener('click', retryAnswer);
-  initGoal();
-  initMentions();
-  initUndo();
-  initApprovals();
-  initPlan();
+  session = signal;
+  snapshots = 0;
+  reconnected = false;
+  signal.addEventListener('abort', dropDeltas);
+  document.addEventListener('click', toggleDiff, { signal });
+  document.addEventListener('click', retryAnswer, { signal });
+  initGoal(signal);
+  initMentions(signal);
+  initUndo(signal);
+  initApprovals(signal);
+  initPlan(signal);
   initStatus();
+  initTools(signal);
+  initSteer();
+  initThinking();
   const root = document.querySelector('#composer [data-composer]');
-  if (root) initComposer(root);
-  initScroll();
-  if (stream) listen(stream);
+  if (root) initComposer(root, signal);
+  initScroll(signal);
+  if (stream) listen(stream, signal);
   initPanel();
-  initNotify(!!stream);
+  initNotify(!!stream, signal);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

@@ -32,9 +32,13 @@ import { clearComposer, composer, input, isSending, lockedText, note, restoreSta
 let commands = [];
 
 // initCommands reads the commands and lets a panel's × close it.
-export function initCommands(root) {
+/** @param {AbortSignal} signal */
+export function initCommands(root, signal) {
   commands = readCommands();
-  initPalette(runCommand);
+  listed = [];
+  active = 0;
+  dismissed = '';
+  initPalette(runCommand, signal);
   root.addEventListener('click', (e) => {
     if (e.target.closest('[data-close-panel]')) {
       closePanels();

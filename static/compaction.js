@@ -8,15 +8,16 @@ import { api } from './http.js';
 import { fragment } from './dom.js';
 import { EV } from './events.js';
 
-// initCompaction wires the gauge and the stream's compaction events on a
-// session page that follows a stream.
-export function initCompaction() {
+/** initCompaction wires the gauge and the stream's compaction events on
+ * a session page that follows a stream, until signal is aborted.
+ * @param {AbortSignal} signal */
+export function initCompaction(signal) {
   // The gauge is swapped whole when the context changes: its button is
   // found through the click, not held.
   document.addEventListener('click', (e) => {
     const button = e.target instanceof Element ? e.target.closest('[data-testid="compact-button"]') : null;
     if (button instanceof HTMLButtonElement) compactNow(button);
-  });
+  }, { signal });
   document.querySelector('[data-action="show-carried"]')?.addEventListener('click', showCarried);
   on(EV.snapshot, (d) => renderGauge(d?.context));
   on(EV.context, renderGauge);

@@ -177,8 +177,16 @@ export function setLockedBy(lock) {
 }
 
 // bindComposer finds the composer's parts; send.js's initComposer calls
-// it before anything else, so every module reads them set.
+// it before anything else, so every module reads them set. A composer
+// bound after another (static/swap.js swapped the session) starts empty
+// of the other's state.
 export function bindComposer(root) {
+  clearTimeout(noteTimer);
+  writable = true;
+  attachments.length = 0;
+  stashed = null;
+  sending = false;
+  idle = () => {};
   composer = root;
   input = root.querySelector('[data-testid="composer-input"]');
   urls = {

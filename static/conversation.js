@@ -122,6 +122,14 @@ export function onBlocks(d) {
   queue(d.message, '', d.html, d.upto, typeof d.tail === 'string' ? d.tail : '');
 }
 
+// dropDeltas forgets the text still waiting for a frame: its session's
+// page is gone (static/swap.js).
+export function dropDeltas() {
+  if (frame) cancelAnimationFrame(frame);
+  frame = 0;
+  pending.clear();
+}
+
 export function flushDeltas() {
   if (frame) cancelAnimationFrame(frame);
   frame = 0;
@@ -271,6 +279,9 @@ export async function resync(snap) {
   } catch {
     return;
   }
+  // Another session was swapped in meanwhile (static/swap.js): these
+  // messages are not its.
+  if (!b.isConnected) return;
   let prev = null;
   for (const m of /** @type {HTMLElement[]} */ ([...frag.children]).filter((n) => n.matches('[data-testid="message"]'))) {
     const have = messageEl(m.dataset.messageId);

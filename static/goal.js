@@ -126,6 +126,8 @@ export async function goalCommand(arg) {
 }
 
 // initGoal makes the bar's buttons work, whichever bar the page shows.
-export function initGoal() {
-  document.addEventListener('click', onBarClick);
+/** @param {AbortSignal} signal the session's (static/swap.js) */
+export function initGoal(signal) {
+  lastGoal = null;
+  document.addEventListener('click', onBarClick, { signal });
 }

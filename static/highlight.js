@@ -38,7 +38,9 @@ function loadEarlier() {
   });
 }
 
-async function highlight() {
+// highlight shows the message the address names, if any (static/swap.js
+// calls it once it has put in the session the address names).
+export async function highlight() {
   const id = target();
   if (!id) return;
   for (let i = 0; i <= maxPages; i++) {
@@ -51,9 +53,8 @@ async function highlight() {
   }
 }
 
-// initHighlight shows the message the address names, now and when the
-// address changes.
+// initHighlight shows the message the address names when the address
+// changes; page-session.js calls highlight as each session's page starts.
 export function initHighlight() {
-  highlight();
   window.addEventListener('hashchange', highlight);
 }

@@ -240,6 +240,7 @@ export async function completePath(input) {
 }
 
 // initMentions makes a chip's × work, for chips the page rendered too.
-export function initMentions() {
-  document.addEventListener('click', onChipClick);
+/** @param {AbortSignal} signal the session's (static/swap.js) */
+export function initMentions(signal) {
+  document.addEventListener('click', onChipClick, { signal });
 }

@@ -158,7 +158,7 @@ const permissionAnswers = {
   default: 'The browser did not allow notifications (its question was closed or not shown): click the bell to ask again.',
 };
 
-function initBell() {
+function initBell(signal) {
   const bell = document.querySelector('[data-testid="notify-button"]');
   if (!bell || !('Notification' in window)) return;
   showBell(bell);
@@ -181,16 +181,25 @@ function initBell() {
     } finally {
       showBell(bell);
     }
-  });
+  }, { signal });
 }
 
 // initNotify follows the session's stream for what the person should be
 // told of; chat.js calls it on a session page.
-export function initNotify(live) {
-  initBell();
+/** @param {boolean} live @param {AbortSignal} signal the session's (static/swap.js) */
+export function initNotify(live, signal) {
+  marker = '';
+  started.clear();
+  failed.clear();
+  busySince = 0;
+  initBell(signal);
   const title = document.querySelector('title');
-  if (title) new MutationObserver(keepMarker).observe(title, { childList: true, characterData: true, subtree: true });
-  document.addEventListener('visibilitychange', seen);
+  if (title) {
+    const obs = new MutationObserver(keepMarker);
+    obs.observe(title, { childList: true, characterData: true, subtree: true });
+    signal.addEventListener('abort', () => obs.disconnect());
+  }
+  document.addEventListener('visibilitychange', seen, { signal });
   if (!live) return;
   on(EV.snapshot, (d) => {
     const busy = d && busyIn(d.status_html);

@@ -31,12 +31,13 @@ import { initNewSession, openNewSession } from './newsession.js';
 import { initSidebar } from './sidebar.js';
 import { initPanelDrawer } from './paneldrawer.js';
 import { forkMessage } from './lineage.js';
-import { initHighlight } from './highlight.js';
+import { highlight, initHighlight } from './highlight.js';
 import { initMessageKeys } from './messagekeys.js';
 import { initCopy } from './copy.js';
 import { initTimes } from './times.js';
 import { initThreads, loadEarlier } from './earlier.js';
 import { rowActions } from './rows.js';
+import { initSwap } from './swap.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -48,14 +49,22 @@ onActions({
   'new-session': openNewSession,
   'fork-message': (el) => forkMessage(el, showError),
 });
+// The page's own parts, kept while sessions are swapped in and out of it
+// (swap.js): they act on the header, the sidebar, or the whole document
+// as it is at the moment.
 initTimes();
 initNewSession();
 initSidebar(showError);
-initPanelDrawer();
 initThreads();
-initMessageKeys();
-openStream();
-initChat();
-initCompaction();
-initHighlight();
 initCopy();
+initHighlight();
+// The parts of the session shown, started again with each session swapped
+// in; signal ends the last one's.
+initSwap((signal) => {
+  initPanelDrawer(signal);
+  initMessageKeys();
+  openStream(signal);
+  initChat(signal);
+  initCompaction(signal);
+  highlight();
+});

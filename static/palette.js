@@ -118,7 +118,10 @@ function onKey(e) {
 
 // initPalette wires the palette of a session page, if it has one; runner
 // runs a chosen command.
-export function initPalette(runner) {
+/** @param {(cmd: {name: string, arg: string}, opts: {fromPalette: boolean}) => unknown} runner @param {AbortSignal} signal */
+export function initPalette(runner, signal) {
+  shown = [];
+  active = 0;
   run = runner;
   dialog = /** @type {HTMLDialogElement | null} */ (document.querySelector('[data-palette]'));
   field = /** @type {HTMLInputElement | null} */ (dialog?.querySelector('[data-palette-input]') || null);
@@ -139,5 +142,5 @@ export function initPalette(runner) {
       if (dialog?.open) dialog.close();
       else openPalette();
     }
-  });
+  }, { signal });
 }

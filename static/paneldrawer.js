@@ -15,7 +15,10 @@
 const body = document.body;
 const narrow = matchMedia('(max-width: 60rem)');
 
-export function initPanelDrawer() {
+/** initPanelDrawer wires the page's side panel until signal is aborted:
+ * another session's page brings its own (static/swap.js).
+ * @param {AbortSignal} signal */
+export function initPanelDrawer(signal) {
   const panel = document.getElementById('side-panel');
   const toggle = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="details-toggle"]'));
   const backdrop = document.querySelector('.details-backdrop');
@@ -32,15 +35,16 @@ export function initPanelDrawer() {
       panel.focus();
     } else toggle.focus();
   };
-  toggle.addEventListener('click', () => set(!isOpen()));
+  if (isOpen()) set(false, false); // a drawer left open by the last session
+  toggle.addEventListener('click', () => set(!isOpen()), { signal });
   backdrop?.addEventListener('click', () => set(false));
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape' || !isOpen()) return;
     e.preventDefault();
     set(false);
-  });
+  }, { signal });
   // Grown wide, the panel is a column again: nothing to close.
-  narrow.addEventListener('change', () => set(false, false));
+  narrow.addEventListener('change', () => set(false, false), { signal });
   // A link in the panel (a fork, the parent) leaves the page; the drawer
   // need not stay open behind a new tab either.
   panel.addEventListener('click', (e) => {

@@ -137,7 +137,8 @@ function onModeKey(e) {
 }
 
 // initPlan makes the plan controls and Alt+P work.
-export function initPlan() {
-  document.addEventListener('click', onPlanClick);
-  document.addEventListener('keydown', onModeKey);
+/** @param {AbortSignal} signal the session's (static/swap.js) */
+export function initPlan(signal) {
+  document.addEventListener('click', onPlanClick, { signal });
+  document.addEventListener('keydown', onModeKey, { signal });
 }

@@ -52,7 +52,13 @@ export function followBottom() {
 // bottom), and that must not count as the reader leaving it.
 let lastTop = 0;
 
-export function initScroll() {
+/** initScroll follows the bottom of the session's page until signal is
+ * aborted (another session swapped in: static/swap.js), which opens at
+ * its own bottom.
+ * @param {AbortSignal} signal */
+export function initScroll(signal) {
+  stick = true;
+  below = null;
   lastTop = document.scrollingElement.scrollTop;
   window.addEventListener('scroll', () => {
     const top = document.scrollingElement.scrollTop;
@@ -60,7 +66,7 @@ export function initScroll() {
     else if (nearBottom()) stick = true;
     if (stick) showBelow(false);
     lastTop = top;
-  }, { passive: true });
+  }, { passive: true, signal });
   const composer = document.getElementById('composer');
   if (composer) {
     below = button('↓ New messages', 'new-below');
@@ -74,7 +80,7 @@ export function initScroll() {
   if (location.hash.startsWith('#m-')) letGo();
   else if (!location.hash && document.getElementById('composer')) {
     window.scrollTo(0, document.scrollingElement.scrollHeight);
-    holdBottomWhileOpening();
+    holdBottomWhileOpening(signal);
   }
 }
 
@@ -85,7 +91,7 @@ export function initScroll() {
 // first acts, a change of the conversation's size takes the page to the
 // bottom again, before the frame is painted. After that, growing content
 // (a details opened) must not move the page under them.
-function holdBottomWhileOpening() {
+function holdBottomWhileOpening(signal) {
   const conversation = document.querySelector('.conversation');
   if (!conversation) return;
   const settle = new ResizeObserver(() => {
@@ -98,4 +104,5 @@ function holdBottomWhileOpening() {
     for (const t of acts) window.removeEventListener(t, stop, true);
   };
   for (const t of acts) window.addEventListener(t, stop, true);
+  signal.addEventListener('abort', stop);
 }

@@ -135,14 +135,17 @@ function onEscape(e) {
 
 // --- Wiring -------------------------------------------------------------------
 
-export function initComposer(root) {
+/** initComposer wires the composer root until signal is aborted.
+ * @param {AbortSignal} signal */
+export function initComposer(root, signal) {
   bindComposer(root);
+  again = false;
   whenIdle(() => {
     if (!again) return;
     again = false;
     queueMicrotask(submit);
   });
-  initCommands(root);
+  initCommands(root, signal);
   initQueued();
   restoreDraft();
   autosize();
@@ -159,10 +162,10 @@ export function initComposer(root) {
   });
   input.addEventListener('keydown', onInputKey);
   input.addEventListener('blur', hideCommands);
-  initImages(root);
+  initImages(root, signal);
 
   root.querySelector('[data-stop]').addEventListener('click', stopAll);
-  document.addEventListener('keydown', onEscape);
+  document.addEventListener('keydown', onEscape, { signal });
 }
 
 // retryAnswer asks for the last failed or interrupted answer again; the

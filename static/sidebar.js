@@ -113,6 +113,16 @@ export function initSidebar(onError) {
   // its rows (none to show) fills them in.
   if (grouped || list.querySelector('[data-testid="sidebar-empty"]')) search.refresh();
 
+  // Rows asked for before another session was swapped in (swap.js) mark
+  // the one shown then: the session the page shows now is marked.
+  new MutationObserver(() => {
+    const id = body.dataset.sessionId || '';
+    for (const a of list.querySelectorAll('a[aria-current="page"]')) {
+      if (a.closest('.sidebar-row')?.getAttribute('data-session-id') !== id) a.removeAttribute('aria-current');
+    }
+    list.querySelector(`.sidebar-row[data-session-id="${CSS.escape(id)}"] > a.sidebar-link`)?.setAttribute('aria-current', 'page');
+  }).observe(list, { childList: true });
+
   nav.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest' });
   followListing(() => {
     if (!search.busy) search.refresh();

@@ -50,6 +50,13 @@ export const steerActions = {
 let steersWaiting = new Set(); // ids of the steers the last queue listed
 const steersGone = new Set(); // ids of the steers listed once, and no more
 
+// initSteer forgets the steers of the session the page showed before
+// (static/swap.js).
+export function initSteer() {
+  steersWaiting = new Set();
+  steersGone.clear();
+}
+
 function hintSteer(id) {
   if (steersGone.has(id)) return; // already in
   note('Steer: it goes in after the current step.', true, `steer:${id}`);

@@ -29,7 +29,11 @@ export function setTitle(title) {
 const handlers = new Map();
 /** @type {Array<[string, unknown]>} */
 const backlog = [];
-let draining = false;
+// draining is the signal of the session whose events are being handled
+// (null: none is): an old session's handler still awaiting something
+// must not hold up the next session's events.
+/** @type {AbortSignal | null} */
+let draining = null;
 /** @type {(name: string) => void} */
 let beforeEach = () => {};
 
@@ -62,11 +66,17 @@ function enqueue(name, e) {
   drain();
 }
 
+// ended is the signal of the session the stream follows: once it is
+// aborted (static/swap.js put another session in), what is still queued
+// is dropped rather than drawn on the next session's page.
+let ended = AbortSignal.abort();
+
 async function drain() {
-  if (draining) return;
-  draining = true;
+  const signal = ended;
+  if (draining === signal) return;
+  draining = signal;
   try {
-    while (backlog.length) {
+    while (backlog.length && !signal.aborted) {
       const [name, data] = /** @type {[string, unknown]} */ (backlog.shift());
       beforeEach(name);
       for (const fn of handlers.get(name) || []) {
@@ -78,15 +88,30 @@ async function drain() {
       }
     }
   } finally {
-    draining = false;
+    if (draining === signal) draining = null;
   }
 }
 
-export function openStream() {
+/** openStream follows the session of the page (body[data-events]) until
+ * signal is aborted: then the stream is closed and its handlers and
+ * queued events go with it, for the next session's to be added.
+ * @param {AbortSignal} signal */
+export function openStream(signal) {
+  ended = signal;
+  handlers.clear();
+  backlog.length = 0;
+  beforeEach = () => {};
+  stream = null;
+  delete body.dataset.stream;
   const url = body.dataset.events;
   if (body.dataset.page !== 'session' || !url || body.dataset.archived === 'true') return;
   // EventSource reconnects by itself; each reconnect starts with a snapshot.
-  stream = new EventSource(url);
+  const es = new EventSource(url);
+  stream = es;
+  signal.addEventListener('abort', () => {
+    es.close();
+    if (stream === es) stream = null;
+  });
   stream.addEventListener('open', () => {
     body.dataset.stream = 'open';
   });

@@ -22,6 +22,12 @@ import { turnRunning } from './status.js';
 // nothing is read until a command changes it.
 let asked = 0;
 
+// initThinking drops the answers of reads still on their way for the
+// session the page showed before (static/swap.js).
+export function initThinking() {
+  asked++;
+}
+
 /** steering reads the session's steering and draws the chip from it.
  * @returns {Promise<Steering>} */
 async function steering() {

@@ -97,6 +97,17 @@ function tickElapsed() {
   }
 }
 
+/** initTools starts a session's cards afresh: its page is new, and the
+ * last session's clock stops with it (static/swap.js).
+ * @param {AbortSignal} signal */
+export function initTools(signal) {
+  liveOutput.clear();
+  signal.addEventListener('abort', () => {
+    clearInterval(elapsedTimer);
+    elapsedTimer = 0;
+  });
+}
+
 // startElapsed starts the card's clock, ms ago by the server's count.
 function startElapsed(call, ms = 0) {
   call.dataset.started = String(Date.now() - ms);

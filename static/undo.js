@@ -106,6 +106,7 @@ export const undoActions = {
 };
 
 // initUndo makes the buttons of the /undo and /diff cards work.
-export function initUndo() {
-  document.addEventListener('click', onCardClick);
+/** @param {AbortSignal} signal the session's (static/swap.js) */
+export function initUndo(signal) {
+  document.addEventListener('click', onCardClick, { signal });
 }
