@@ -47,7 +47,8 @@ func TestLoadEarlierStopsAtCarried(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ts.dir, "session", id+".json"), []byte(compactedDoc(id, own)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The page shows the last 100 of the thread's 152 and offers the rest.
+	// The page shows the last 30 (web.PageRecentLimit) of the thread's
+	// 152 and offers the rest, 100 at a time.
 	page := parseDoc(t, ts.do("GET", "/s/"+id, nil))
 	url, ok := page.Find(`#messages [data-action="load-earlier"]`).Attr("data-url")
 	if !ok {
@@ -60,7 +61,8 @@ func TestLoadEarlierStopsAtCarried(t *testing.T) {
 		wantCount     int
 		wantLoadsMore bool
 	}{
-		{name: "the page's Load earlier", path: url, wantFirst: "o000", wantCount: 50},
+		{name: "the page's Load earlier", path: url, wantFirst: "o020", wantCount: 100, wantLoadsMore: true},
+		{name: "the next Load earlier", path: "/s/" + id + "/messages?thread=1&before=22", wantFirst: "o000", wantCount: 20},
 		{name: "before the first own message", path: "/s/" + id + "/messages?thread=1&before=2"},
 		{name: "the last messages", path: "/s/" + id + "/messages?thread=1&before=-1", wantFirst: "o050", wantCount: 100, wantLoadsMore: true},
 		{name: "an earlier thread keeps them", path: "/s/" + id + "/messages?thread=0&before=-1", wantFirst: "c0", wantCount: 3},

@@ -12,7 +12,7 @@ import { setBusy } from './actions.js';
 
 export async function loadEarlier(el) {
   const box = el.closest('[data-load-earlier]');
-  if (!box) return;
+  if (!box || el.getAttribute('aria-busy') === 'true') return; // already on its way
   const anchor = box.nextElementSibling;
   const before = anchor?.getBoundingClientRect().top;
   const hadFocus = document.activeElement === el;
@@ -25,6 +25,8 @@ export async function loadEarlier(el) {
     showError(`Could not load earlier messages: ${err.message}`);
     return;
   }
+  // Another session was swapped in meanwhile (swap.js): not its messages.
+  if (!box.isConnected) return;
   const nextButton = frag.querySelector('[data-action="load-earlier"]');
   box.replaceWith(frag);
   // Keep what the reader was looking at in place, rather than letting the
@@ -47,6 +49,31 @@ async function openThread(details) {
     note.className = 'failed';
     note.textContent = `Could not load this thread: ${err.message}`;
   }
+}
+
+/** loadEarlierOnScroll loads the latest thread's earlier messages as the
+ * reader scrolls up towards them, half a screen ahead, until signal is
+ * aborted: the page opens with its newest few (web.PageRecentLimit), so
+ * that a long session is quick to open, and scrolling up still reads on
+ * without a click. The button stays for keyboards and screen readers.
+ * @param {AbortSignal} signal */
+export function loadEarlierOnScroll(signal) {
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        near.unobserve(e.target);
+        loadEarlier(e.target).then(watch);
+      }
+    },
+    { rootMargin: '50% 0px 0px 0px' },
+  );
+  const watch = () => {
+    const b = document.querySelector('#messages [data-action="load-earlier"]');
+    if (b && !signal.aborted) near.observe(b);
+  };
+  signal.addEventListener('abort', () => near.disconnect());
+  watch();
 }
 
 export function initThreads() {

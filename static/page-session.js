@@ -35,7 +35,7 @@ import { highlight, initHighlight } from './highlight.js';
 import { initMessageKeys } from './messagekeys.js';
 import { initCopy } from './copy.js';
 import { initTimes } from './times.js';
-import { initThreads, loadEarlier } from './earlier.js';
+import { initThreads, loadEarlier, loadEarlierOnScroll } from './earlier.js';
 import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
 
@@ -66,5 +66,6 @@ initSwap((signal) => {
   openStream(signal);
   initChat(signal);
   initCompaction(signal);
+  loadEarlierOnScroll(signal);
   highlight();
 });
