@@ -18,7 +18,8 @@
 // title), scroll.js, thread.js (the conversation's elements), composer.js
 // (the composer's state), actions.js (the click dispatcher), times.js.
 // Above them the parts of the page; then send.js and commands.js, which
-// act on the composer; chat.js, which wires the chat; and on top one entry
+// act on the composer; chat.js, which wires the chat; swap.js, which
+// swaps one session's part of the page for another's; and on top one entry
 // per page (page-home.js, page-session.js, page-settings.js), which
 // nothing imports and which alone act when loaded.
 

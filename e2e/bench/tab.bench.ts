@@ -99,11 +99,17 @@ async function transfer(page: Page, since: number) {
 
 // phases says where the time went: the page's HTML in, its scripts run (a
 // module runs before DOMContentLoaded), from t0.
+// A switch that swapped the session in place (static/swap.js) loaded no
+// document: its HTML is the fragment's fetch, and no script ran anew (0).
 async function phases(page: Page, t0: number) {
   return page.evaluate((t) => {
     const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
     const at = (x: number) => performance.timeOrigin + x - t;
-    return { html: at(n.responseEnd), scripts: at(n.domContentLoadedEventEnd) };
+    if (at(n.startTime) >= -1) return { html: at(n.responseEnd), scripts: at(n.domContentLoadedEventEnd) };
+    const f = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
+      (e) => e.initiatorType === 'fetch' && new URL(e.name).pathname.startsWith('/s/') && at(e.startTime) >= -1,
+    );
+    return { html: f.length ? at(f[f.length - 1].responseEnd) : 0, scripts: 0 };
   }, t0);
 }
 
