@@ -80,6 +80,7 @@ async function drain() {
       const [name, data] = /** @type {[string, unknown]} */ (backlog.shift());
       beforeEach(name);
       for (const fn of handlers.get(name) || []) {
+        if (signal.aborted) break; // a handler before this one awaited a swap
         try {
           await fn(data);
         } catch (err) {
