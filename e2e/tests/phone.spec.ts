@@ -17,7 +17,9 @@ test('on a phone the answer and the composer stay in view; Details opens the pan
   const words = Array.from({ length: 150 }, (_, i) => `w${i}`).join(' ');
   const answer = `# Plan\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n\`\`\`go\nfunc main() {}\n\`\`\`\n\n${words} LAST`;
   const input = page.getByTestId('composer-input');
-  await input.fill(`[[say:${answer}]] [[delay:10ms]]`);
+  // About 6 s of streaming, so the checks made while it streams find it
+  // streaming on a machine under load too.
+  await input.fill(`[[say:${answer}]] [[delay:40ms]]`);
   await input.press('Enter');
   const streaming = page.locator('[data-testid="message"][data-streaming]');
   // While it streams, its newest text is on screen: blocks inserted at once

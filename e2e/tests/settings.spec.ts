@@ -7,6 +7,9 @@ import path from 'node:path';
 // picked up too, and a broken file says so on every page until fixed.
 
 test('a change on the Settings page applies to the next turn, without a restart', async ({ page, context, myco, fake }) => {
+  // Two tabs, a turn and a full-page screenshot: past the minute on a
+  // machine under load.
+  test.setTimeout(120_000);
   myco.useModels(fake.url, { models: { 'anthropic/fake-model': { context_window: 100000, auto_compact_at: 50000 } } });
   const id = myco.writeSession({ title: 'Settings apply', model: 'anthropic/fake-model' });
   await myco.start();
