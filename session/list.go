@@ -67,6 +67,33 @@ type folder struct {
 	// opened is the folder's names as Open read them, for the start's
 	// first uses; nil once taken or out of date.
 	opened *folderRead
+	// order is files in the listing cache's order (newest first), as the
+	// start read it, for view: a sort of 10,000 entries taken from a map
+	// in random order was a few ms of the start's first page. Checked
+	// before use (ordered), dropped once files differ.
+	order []*fileEntry
+}
+
+// ordered returns f's entries in the listing cache's order if they are
+// still exactly the cache's, else nil, dropping that order for good.
+func (f *folder) ordered() []*fileEntry {
+	if f.order == nil {
+		return nil
+	}
+	if len(f.order) == len(f.files) {
+		same := true
+		for _, e := range f.order {
+			if f.files[e.sum.ID] != e {
+				same = false
+				break
+			}
+		}
+		if same {
+			return f.order
+		}
+	}
+	f.order = nil
+	return nil
 }
 
 // fileEntry is one document as the cache knows it. An entry is never
@@ -427,17 +454,36 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 	gen := c.gen
 	var entries []*fileEntry
 	if wantArchived {
-		entries = slices.AppendSeq(entries, maps.Values(c.folder(archived).files))
+		f := c.folder(archived)
+		if order := f.ordered(); order != nil {
+			entries = append(entries, order...)
+		} else {
+			entries = slices.AppendSeq(entries, maps.Values(f.files))
+		}
 	}
-	for _, e := range c.folder(active).files {
-		if e.sum.Archived == wantArchived {
-			entries = append(entries, e)
+	f := c.folder(active)
+	if order := f.ordered(); order != nil {
+		for _, e := range order {
+			if e.sum.Archived == wantArchived {
+				entries = append(entries, e)
+			}
+		}
+	} else {
+		for _, e := range f.files {
+			if e.sum.Archived == wantArchived {
+				entries = append(entries, e)
+			}
 		}
 	}
 	c.mu.Unlock()
 
-	// Sorted outside the lock: saves note their writes meanwhile.
-	slices.SortFunc(entries, func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) })
+	// Sorted outside the lock: saves note their writes meanwhile. Entries
+	// in the listing cache's order are sorted already, and a check of that
+	// is a tenth of a sort.
+	byNewest := func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) }
+	if !slices.IsSortedFunc(entries, byNewest) {
+		slices.SortFunc(entries, byNewest)
+	}
 	v := &listView{gen: gen, sums: make([]Summary, len(entries))}
 	for i, e := range entries {
 		v.sums[i] = e.sum
@@ -537,7 +583,9 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 			return nil, err
 		}
 	}
-	return s.cache.view(s.dir, s.archivedDir, opts.Archived), nil
+	v := s.cache.view(s.dir, s.archivedDir, opts.Archived)
+	s.listedOnce.Do(func() { close(s.listed) })
+	return v, nil
 }
 
 // newestFirst orders by updated_at, newest first, then by ID. Pointers:
@@ -583,7 +631,7 @@ func (s *Store) refresh(dir string, wait bool) error {
 	case folderUnchanged:
 		return nil
 	case folderExpired:
-		done := s.checkInBackground(dir, info, now, noted, gen)
+		done := s.checkInBackground(dir, info, now, noted, gen, nil)
 		if wait {
 			<-done
 		}
@@ -612,14 +660,23 @@ func (s *Store) refresh(dir string, wait bool) error {
 // 10,000 files is the tail of a listing otherwise. What the check finds
 // shows in the next listing, and ListChanged tells watchers. The channel
 // returned is closed when the check (this one or one already running)
-// ends.
-func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) <-chan struct{} {
+// ends. A check with after begins once after is closed, or checkDelay
+// later at most.
+func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64, after <-chan struct{}) <-chan struct{} {
 	done, started := s.cache.startCheck(dir)
 	if !started {
 		return done
 	}
 	go func() {
 		defer s.cache.endCheck(dir)
+		if after != nil {
+			t := time.NewTimer(checkDelay)
+			select {
+			case <-after:
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		if err := s.scanFiles(dir, info, now, noted, gen, false); err != nil {
 			s.log.Warn("checking the session folder", "folder", dir, "err", err)
 		}

@@ -19,6 +19,17 @@ import (
 // the cache was written then shows its old summary until that check ends,
 // a few tens of milliseconds later, and ListChanged tells watchers. New and
 // removed documents show at once: their names differ.
+//
+// That check waits for the first listing's answer (or checkDelay, if no
+// listing comes): its 10,000 lstats, run at once, took a core from the
+// first page on a machine of two. Nothing waits for it before then but
+// the start's MigrateArchived, which runs beside the server.
+
+// checkDelay is how long the start's check waits for a first listing
+// before it begins anyway, so that MigrateArchived and the listing cache
+// saved after it are not held up by a server nobody has opened yet: a
+// browser that a start opens asks for its page well within it.
+const checkDelay = 500 * time.Millisecond
 
 // folderRead is a folder's names and the stat taken just before they were
 // read.
@@ -133,7 +144,7 @@ func (s *Store) quickScan(dir string, dirInfo fs.FileInfo, now time.Time, noted,
 	if s.seedFromListingCache(dir) && s.cache.adoptUnchecked(dir, entries, dirInfo, now, noted, gen) {
 		// The check stats the names just read, under the same stat.
 		s.cache.keepNames(dir, dirInfo, entries)
-		s.checkInBackground(dir, dirInfo, now, noted, gen)
+		s.checkInBackground(dir, dirInfo, now, noted, gen, s.listed)
 		return nil, true, nil
 	}
 	return entries, false, nil

@@ -34,25 +34,26 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // errStaleCache is a listing cache that cannot be trusted as a whole.
 var errStaleCache = errors.New("listing cache unusable")
 
-// readListingCache returns the entries of dir's listing cache by ID. A
-// missing file is no entries; anything else wrong is errStaleCache.
-func readListingCache(dir string) (map[string]*fileEntry, error) {
+// readListingCache returns the entries of dir's listing cache by ID, and
+// in the file's order (newest first). A missing file is no entries;
+// anything else wrong is errStaleCache.
+func readListingCache(dir string) (map[string]*fileEntry, []*fileEntry, error) {
 	data, err := readRegular(filepath.Join(dir, ListingCacheName), MaxDocumentSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errStaleCache, err)
+		return nil, nil, fmt.Errorf("%w: %w", errStaleCache, err)
 	}
 	body, n, err := checkListingCache(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	files, err := decodeCacheBody(body, n)
+	files, order, err := decodeCacheBody(body, n)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errStaleCache, err)
+		return nil, nil, fmt.Errorf("%w: %w", errStaleCache, err)
 	}
-	return files, nil
+	return files, order, nil
 }
 
 // checkListingCache checks the header line and returns the body after it
@@ -168,11 +169,11 @@ func (s *Store) seedFromListingCache(dir string) bool {
 	if !s.cache.wantSeed(dir) {
 		return false
 	}
-	files, err := readListingCache(dir)
+	files, order, err := readListingCache(dir)
 	if err != nil {
 		s.log.Warn("reading every session instead of the listing cache", "folder", dir, "err", err)
 	}
-	s.cache.seed(dir, files)
+	s.cache.seed(dir, files, order)
 	return len(files) > 0
 }
 
@@ -191,8 +192,10 @@ func (c *listCache) wantSeed(dir string) bool {
 
 // seed adds files to dir's entries where it has none. The folder is dirty
 // (its cache due to be written) unless the cache gave every entry: the
-// first scan marks it dirty again if any entry is replaced.
-func (c *listCache) seed(dir string, files map[string]*fileEntry) {
+// first scan marks it dirty again if any entry is replaced. order is
+// files in the cache's order, kept as the listing's order while it holds
+// exactly the folder's entries (folder.ordered).
+func (c *listCache) seed(dir string, files map[string]*fileEntry, order []*fileEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
@@ -202,6 +205,7 @@ func (c *listCache) seed(dir string, files map[string]*fileEntry) {
 	}
 	if len(f.files) == 0 {
 		f.files = files // the start's case: 10,000 inserts saved
+		f.order = order
 		c.bump()
 		return
 	}

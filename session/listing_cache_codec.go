@@ -208,28 +208,31 @@ func (r *cacheReader) entry() *fileEntry {
 
 // decodeCacheBody decodes a body that holds n entries, and nothing after
 // them. An entry whose ID is not a valid session ID, or that repeats one,
-// makes the whole body unusable.
-func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, error) {
+// makes the whole body unusable. order is the entries as the body holds
+// them: newest first, as encodeListingCache writes them.
+func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, []*fileEntry, error) {
 	// The strings are slices of body itself: it is read for this and
 	// never written again, and a copy of 2 MB is page faults and a memmove
 	// a start would wait for.
 	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
 	files := make(map[string]*fileEntry, n)
+	order := make([]*fileEntry, 0, n)
 	for i := range n {
 		e := r.entry()
 		if r.err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, r.err)
+			return nil, nil, fmt.Errorf("entry %d: %w", i, r.err)
 		}
 		if err := ValidateID(e.sum.ID); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return nil, nil, fmt.Errorf("entry %d: %w", i, err)
 		}
 		if _, dup := files[e.sum.ID]; dup {
-			return nil, fmt.Errorf("entry %d: session %s listed twice", i, e.sum.ID)
+			return nil, nil, fmt.Errorf("entry %d: session %s listed twice", i, e.sum.ID)
 		}
 		files[e.sum.ID] = e
+		order = append(order, e)
 	}
 	if r.off != len(body) {
-		return nil, fmt.Errorf("%d bytes after the last entry", len(body)-r.off)
+		return nil, nil, fmt.Errorf("%d bytes after the last entry", len(body)-r.off)
 	}
-	return files, nil
+	return files, order, nil
 }

@@ -41,7 +41,7 @@ func TestListingCacheRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := decodeCacheBody(body, n)
+			files, _, err := decodeCacheBody(body, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestListingCacheBodyRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if files, err := decodeCacheBody(tt.body, tt.n); err == nil {
+			if files, _, err := decodeCacheBody(tt.body, tt.n); err == nil {
 				t.Errorf("decoded %d entries from a bad body, want an error", len(files))
 			}
 		})

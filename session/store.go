@@ -42,6 +42,10 @@ type Store struct {
 	// scans it allows (quickScan).
 	checkLater bool
 	startMu    sync.Mutex
+	// listed is closed when the first listing has its answer: the start's
+	// check of every document waits for it (list_start.go).
+	listed     chan struct{}
+	listedOnce sync.Once
 }
 
 // Options tune a Store. The zero value is fine.
@@ -67,6 +71,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		dir: dir, archivedDir: filepath.Join(dir, ArchivedDir), now: opts.Now,
 		locks: map[string]heldLock{}, docMus: map[string]*sync.Mutex{},
 		cache: newListCache(), redactor: opts.Redactor, checkLater: opts.CheckLater,
+		listed: make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
