@@ -24,17 +24,18 @@ const where = (page: Page) =>
     return { in: a === m ? 'message' : (a as HTMLElement).dataset.testid ?? a!.tagName, i };
   });
 
-test('Shift+Tab leaves a 75-message conversation in a few stops; the keys reach a message\'s Copy', async ({ page, myco, fake }) => {
+test('Shift+Tab leaves a 30-message conversation in a few stops; the keys reach a message\'s Copy', async ({ page, myco, fake }) => {
   myco.useModels(fake.url);
-  const id = myco.writeSession({ title: 'Keys', messages: chat(75) });
+  // 30 messages: as many as a page opens with (web.PageRecentLimit), so
+  // no earlier ones load while the keys move about; still 60 Copy and
+  // Fork stops, were each a tab stop.
+  const id = myco.writeSession({ title: 'Keys', messages: chat(30) });
   await myco.start();
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: myco.url });
   await openSession(page, myco, id);
   const messages = page.locator('.threads article[data-testid="message"]');
   const n = await messages.count();
-  // The page opens with the newest 30 (web.PageRecentLimit): still 60
-  // Copy and Fork stops, were each a tab stop.
-  expect(n).toBeGreaterThanOrEqual(30);
+  expect(n).toBe(30);
 
   const input = page.getByTestId('composer-input');
   await input.focus();
@@ -79,7 +80,7 @@ test('Shift+Tab leaves a 75-message conversation in a few stops; the keys reach 
   await expect(copy).toHaveText('Copied');
   const text = await messages.nth(chosen).evaluate((m) => m.querySelector('.md, .plain')?.textContent?.trim());
   expect(text).toContain(`Message`);
-  const want = `Message ${75 - n + chosen}: **bold** words.`;
+  const want = `Message ${30 - n + chosen}: **bold** words.`;
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(want);
 
   // Still one stop: Shift+Tab from the Copy is the chosen message, and
