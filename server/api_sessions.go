@@ -342,12 +342,18 @@ func (s *Server) restoreSession(c echo.Context) error {
 // an archive within one tick (a session archived as its turn ended,
 // restored at once).
 func (s *Server) tellArchived(id string, archived bool) {
-	status := statusIdle
-	if archived {
-		status = statusArchived
-	}
+	status := archivedStatus(archived)
 	s.told.setStatus(id, status)
 	s.events.Publish(id, event.Status{Status: status})
+}
+
+// archivedStatus is the status a session's tabs are told for a session
+// not open here: archived, or idle.
+func archivedStatus(archived bool) string {
+	if archived {
+		return statusArchived
+	}
+	return statusIdle
 }
 
 func (s *Server) answerHeader(c echo.Context, id string) error {

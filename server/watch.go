@@ -104,10 +104,7 @@ func (s *Server) checkChanged(id string) {
 	}
 	if archived := sum.Archived; archived != (last.status == statusArchived) {
 		// Every tab hears the new status; snapshots are for connecting tabs.
-		now.status = statusIdle
-		if archived {
-			now.status = statusArchived
-		}
+		now.status = archivedStatus(archived)
 		s.told.set(id, now)
 		s.events.Publish(id, event.Status{Status: now.status})
 		if now.title == last.title {
