@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -98,25 +99,41 @@ func (s *Server) searchPartial(c echo.Context) error {
 // cost of a page is the filter over summaries plus rendering 100 rows,
 // whatever the size of the profile.
 func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
-	sums, err := s.opts.Sessions.List(session.ListOptions{Archived: archived})
-	if err != nil {
-		return web.HomeView{}, err
-	}
 	q := c.QueryParam("q")
-	sums = filterSummaries(sums, q)
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	page = max(page, 1)
-	from := min((page-1)*web.PageSize, len(sums))
+	from := (page - 1) * web.PageSize
 	// pages=N is pages 1 to N in one fragment: a live listing that has
 	// loaded N pages refetches them all, and keeps its "Load more".
 	if pages, _ := strconv.Atoi(c.QueryParam("pages")); pages > 1 {
 		page, from = pages, 0
 	}
-	to := min(page*web.PageSize, len(sums))
+	to := page * web.PageSize
+	sums, total, err := s.listWindow(session.ListOptions{Archived: archived}, q, from, to)
+	if err != nil {
+		return web.HomeView{}, err
+	}
 	return web.HomeView{
-		Archived: archived, Query: q, Rows: s.rows(sums[from:to]),
-		Page: page, HasMore: to < len(sums), Profile: s.opts.Profile, Now: s.opts.Now(),
+		Archived: archived, Query: q, Rows: s.rows(sums),
+		Page: page, HasMore: to < total, Profile: s.opts.Profile, Now: s.opts.Now(),
 	}, nil
+}
+
+// listWindow is the summaries at [from, to) of the listing opts chooses,
+// filtered by q, and how many q matches in all. Without a query it copies
+// that window's summaries only (session.Store.ListPage), not the whole
+// listing.
+func (s *Server) listWindow(opts session.ListOptions, q string, from, to int) ([]session.Summary, int, error) {
+	if strings.TrimSpace(q) == "" {
+		return s.opts.Sessions.ListPage(opts, from, to)
+	}
+	sums, err := s.opts.Sessions.List(opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	sums = filterSummaries(sums, q)
+	from, to = min(from, len(sums)), min(to, len(sums))
+	return sums[from:to], len(sums), nil
 }
 
 // rows are the listing rows of sums, each with what its session is doing
@@ -139,15 +156,13 @@ func (s *Server) sidebarPartial(c echo.Context) error {
 
 // sidebarView is the first page of active sessions that q matches.
 func (s *Server) sidebarView(current, q string, grouped bool) (web.SidebarView, error) {
-	sums, err := s.opts.Sessions.List(session.ListOptions{})
+	sums, total, err := s.listWindow(session.ListOptions{}, q, 0, web.PageSize)
 	if err != nil {
 		return web.SidebarView{}, err
 	}
-	sums = filterSummaries(sums, q)
-	n := min(len(sums), web.PageSize)
 	return web.SidebarView{
-		Rows: s.rows(sums[:n]), Current: current, Query: q, Grouped: grouped,
-		HasMore: n < len(sums), Now: s.opts.Now(),
+		Rows: s.rows(sums), Current: current, Query: q, Grouped: grouped,
+		HasMore: len(sums) < total, Now: s.opts.Now(),
 	}, nil
 }
 

@@ -177,19 +177,19 @@ func (f *feed) look() {
 
 // current is every session as a listing shows it now, active and archived.
 func (f *feed) current() (map[string]listed, error) {
-	active, err := f.store.List(session.ListOptions{})
+	active, nActive, err := f.store.Summaries(session.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	archived, err := f.store.List(session.ListOptions{Archived: true})
+	archived, nArchived, err := f.store.Summaries(session.ListOptions{Archived: true})
 	if err != nil {
 		return nil, err
 	}
-	now := make(map[string]listed, len(active)+len(archived))
-	for _, sum := range active {
+	now := make(map[string]listed, nActive+nArchived)
+	for sum := range active {
 		now[sum.ID] = listed{title: sum.Title, status: f.statusOf(sum), updated: sum.UpdatedAt}
 	}
-	for _, sum := range archived {
+	for sum := range archived {
 		now[sum.ID] = listed{title: sum.Title, updated: sum.UpdatedAt, archived: true}
 	}
 	return now, nil

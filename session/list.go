@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -72,6 +73,10 @@ type folder struct {
 	// in random order was a few ms of the start's first page. Checked
 	// before use (ordered), dropped once files differ.
 	order []*fileEntry
+	// prefetch is the read of the folder's listing cache that Open
+	// started (Options.CheckLater), until a seed takes it or a scan makes
+	// it moot: dropping it lets its entries go.
+	prefetch <-chan cacheRead
 }
 
 // ordered returns f's entries in the listing cache's order if they are
@@ -116,12 +121,29 @@ type fileEntry struct {
 	seq    uint64 // the cache's gen when this store noted it; 0 if scanned
 }
 
-// listView is one listing as it was at gen: its summaries newest first,
-// shared read-only by every List until the listing changes. Its JSON is
-// made on each call, not kept.
+// listView is one listing as it was at gen: its entries newest first,
+// shared read-only by every List until the listing changes. An entry's
+// summary is never changed once made (a change makes a new entry), so
+// the view holds the entries themselves. Whole []Summary copies (2.2 MB
+// for 10,000 sessions, most of a restart's first page on a machine where
+// each fresh page of memory costs ~15 us) are made only for List's
+// callers, once a view; a page (ListPage) and the JSON copy none.
 type listView struct {
-	gen  uint64
-	sums []Summary
+	gen     uint64
+	entries []*fileEntry
+	once    sync.Once
+	sums    []Summary // made by the first List of this view
+}
+
+// summaries is the view as a []Summary, made on the first call.
+func (v *listView) summaries() []Summary {
+	v.once.Do(func() {
+		v.sums = make([]Summary, len(v.entries))
+		for i, e := range v.entries {
+			v.sums[i] = e.sum
+		}
+	})
+	return v.sums
 }
 
 // folderTTL is how long a folder's scan is trusted while its stat is
@@ -417,6 +439,7 @@ func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.File
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
+	f.prefetch = nil
 	for id, e := range f.files {
 		if e.seq > gen {
 			files[id] = e
@@ -484,10 +507,7 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 	if !slices.IsSortedFunc(entries, byNewest) {
 		slices.SortFunc(entries, byNewest)
 	}
-	v := &listView{gen: gen, sums: make([]Summary, len(entries))}
-	for i, e := range entries {
-		v.sums[i] = e.sum
-	}
+	v := &listView{gen: gen, entries: entries}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur := c.views[k]; cur == nil || cur.gen < gen {
@@ -501,8 +521,8 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 // writes, a few KB at a time: the listing's JSON is never held whole.
 // Nothing is written if a summary cannot be encoded.
 func (v *listView) writeJSON(w io.Writer) error {
-	for i := range v.sums {
-		sum := &v.sums[i]
+	for _, e := range v.entries {
+		sum := &e.sum
 		if y1, y2 := sum.CreatedAt.Year(), sum.UpdatedAt.Year(); y1 < 0 || y1 > 9999 || y2 < 0 || y2 > 9999 {
 			_, err := appendSummaryJSON(nil, sum) // encoding/json's own error
 			return fmt.Errorf("encode session %s: %w", sum.ID, err)
@@ -510,13 +530,13 @@ func (v *listView) writeJSON(w io.Writer) error {
 	}
 	b := make([]byte, 0, 32<<10)
 	b = append(b, '[')
-	for i := range v.sums {
+	for i, e := range v.entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = appendSummaryJSON(b, &v.sums[i]); err != nil {
-			return fmt.Errorf("encode session %s: %w", v.sums[i].ID, err)
+		if b, err = appendSummaryJSON(b, &e.sum); err != nil {
+			return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
 		}
 		if len(b) >= 28<<10 {
 			if _, err := w.Write(b); err != nil {
@@ -549,7 +569,44 @@ func (s *Store) List(opts ListOptions) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clip(v.sums), nil
+	return slices.Clip(v.summaries()), nil
+}
+
+// Summaries is what List returns, one summary at a time, and how many,
+// without copying the listing into a slice: for a caller that only
+// passes over it.
+func (s *Store) Summaries(opts ListOptions) (iter.Seq[Summary], int, error) {
+	v, err := s.listView(opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return func(yield func(Summary) bool) {
+		for _, e := range v.entries {
+			if !yield(e.sum) {
+				return
+			}
+		}
+	}, len(v.entries), nil
+}
+
+// ListPage returns the summaries List would return at [from, to) (clamped
+// to the listing), and how many List would return: a page of the home
+// page or the sidebar copies its own rows only.
+func (s *Store) ListPage(opts ListOptions, from, to int) (page []Summary, total int, err error) {
+	v, err := s.listView(opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	total = len(v.entries)
+	from, to = min(max(from, 0), total), min(max(to, 0), total)
+	if to <= from {
+		return nil, total, nil
+	}
+	page = make([]Summary, to-from)
+	for i, e := range v.entries[from:to] {
+		page[i] = e.sum
+	}
+	return page, total, nil
 }
 
 // WriteListJSON writes what List returns to w as a JSON array, as
@@ -682,21 +739,6 @@ func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, n
 		}
 	}()
 	return done
-}
-
-// readDocs lists the documents of dir, in no particular order (os.ReadDir
-// sorts, which a listing does not need).
-func readDocs(dir string) ([]fs.DirEntry, error) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return entries, nil
 }
 
 // readIDs lists the IDs that dir's document names carry, reading names

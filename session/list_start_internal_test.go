@@ -68,12 +68,13 @@ func TestViewOrder(t *testing.T) {
 			f := c.folder("s")
 			f.files, f.order = tt.files, tt.order
 			v := c.view("s", "s/archived", false)
-			if len(v.sums) != len(tt.files) {
-				t.Fatalf("listed %d, want %d", len(v.sums), len(tt.files))
+			sums := v.summaries()
+			if len(sums) != len(tt.files) {
+				t.Fatalf("listed %d, want %d", len(sums), len(tt.files))
 			}
-			for i := 1; i < len(v.sums); i++ {
-				if newestFirst(&v.sums[i-1], &v.sums[i]) > 0 {
-					t.Errorf("%s listed before %s", v.sums[i-1].ID, v.sums[i].ID)
+			for i := 1; i < len(sums); i++ {
+				if newestFirst(&sums[i-1], &sums[i]) > 0 {
+					t.Errorf("%s listed before %s", sums[i-1].ID, sums[i].ID)
 				}
 			}
 		})

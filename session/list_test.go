@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"myco/session"
 )
@@ -642,5 +643,63 @@ func TestListSharesOneSlice(t *testing.T) {
 	d, err := s.List(session.ListOptions{})
 	if err != nil || len(d) != 4 || len(a) != 3 {
 		t.Errorf("after a save: %d sessions, the earlier slice %d (%v)", len(d), len(a), err)
+	}
+}
+
+// TestListPageAndSummaries holds ListPage and Summaries, which copy a
+// window or nothing, to what List returns.
+func TestListPageAndSummaries(t *testing.T) {
+	s, _ := openStore(t, session.Options{})
+	for i := range 7 {
+		id := fmt.Sprintf("0193c7b2-0000-7000-8000-%012x", i+1)
+		if err := s.Save(newDoc(id, t0.Add(time.Duration(i)*time.Hour), 1, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.List(session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 7 {
+		t.Fatalf("List: %d sessions, want 7", len(all))
+	}
+	tests := []struct {
+		from, to int
+		want     []session.Summary
+	}{
+		{0, 3, all[:3]},
+		{3, 6, all[3:6]},
+		{6, 9, all[6:]},
+		{0, 100, all},
+		{7, 10, nil},
+		{20, 30, nil},
+		{-5, 2, all[:2]},
+		{4, 2, nil},
+	}
+	for _, tt := range tests {
+		page, total, err := s.ListPage(session.ListOptions{}, tt.from, tt.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 7 {
+			t.Errorf("ListPage(%d, %d): total %d, want 7", tt.from, tt.to, total)
+		}
+		if diff := cmp.Diff(tt.want, page, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("ListPage(%d, %d) (-List's window +page):\n%s", tt.from, tt.to, diff)
+		}
+	}
+	seq, n, err := s.Summaries(session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []session.Summary
+	for sum := range seq {
+		got = append(got, sum)
+	}
+	if n != len(all) {
+		t.Errorf("Summaries counts %d, List returns %d", n, len(all))
+	}
+	if diff := cmp.Diff(all, got); diff != "" {
+		t.Errorf("Summaries (-List +Summaries):\n%s", diff)
 	}
 }

@@ -166,10 +166,11 @@ func (c *listCache) noteOwnFolderChange(dir string) {
 // no longer matches. A cache that cannot be used is logged and left to be
 // written again. It reports whether it seeded entries just now.
 func (s *Store) seedFromListingCache(dir string) bool {
-	if !s.cache.wantSeed(dir) {
+	want, prefetched := s.cache.wantSeed(dir)
+	if !want {
 		return false
 	}
-	files, order, err := readListingCache(dir)
+	files, order, err := takeListingCache(dir, prefetched)
 	if err != nil {
 		s.log.Warn("reading every session instead of the listing cache", "folder", dir, "err", err)
 	}
@@ -177,17 +178,50 @@ func (s *Store) seedFromListingCache(dir string) bool {
 	return len(files) > 0
 }
 
+// cacheRead is what readListingCache returned.
+type cacheRead struct {
+	files map[string]*fileEntry
+	order []*fileEntry
+	err   error
+}
+
+// prefetchListingCache reads dir's listing cache on a goroutine of its
+// own. A server's start does it as it opens the store, beside reading
+// the folder's names: on a machine of two cores the first page then
+// waits for the longer of the two rather than for both in turn (the
+// cache of 10,000 sessions is 2 MB, and decoding it ~25 ms here).
+func prefetchListingCache(dir string) <-chan cacheRead {
+	ch := make(chan cacheRead, 1)
+	go func() {
+		files, order, err := readListingCache(dir)
+		ch <- cacheRead{files, order, err}
+	}()
+	return ch
+}
+
+// takeListingCache is dir's listing cache: the read Open started, if it
+// did, else a read now.
+func takeListingCache(dir string, prefetched <-chan cacheRead) (map[string]*fileEntry, []*fileEntry, error) {
+	if prefetched != nil {
+		r := <-prefetched
+		return r.files, r.order, r.err
+	}
+	return readListingCache(dir)
+}
+
 // wantSeed reports whether dir has never been scanned nor seeded, and
-// marks it seeded.
-func (c *listCache) wantSeed(dir string) bool {
+// marks it seeded; prefetched is the read of its cache Open started, if
+// one is waiting, which it hands over once.
+func (c *listCache) wantSeed(dir string) (want bool, prefetched <-chan cacheRead) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.folder(dir)
+	prefetched, f.prefetch = f.prefetch, nil
 	if f.seeded || f.info != nil {
-		return false
+		return false, nil
 	}
 	f.seeded = true
-	return true
+	return true, prefetched
 }
 
 // seed adds files to dir's entries where it has none. The folder is dirty

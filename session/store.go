@@ -83,6 +83,13 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("open session store: %w", err)
 		}
+	}
+	if s.checkLater {
+		for _, d := range []string{s.dir, s.archivedDir} {
+			s.cache.folder(d).prefetch = prefetchListingCache(d) // not shared yet
+		}
+	}
+	for _, d := range []string{s.dir, s.archivedDir} {
 		if err := s.sweepTemps(d); err != nil {
 			return nil, fmt.Errorf("open session store: %w", err)
 		}
