@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -120,20 +119,29 @@ func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
 }
 
 // listWindow is the summaries at [from, to) of the listing opts chooses,
-// filtered by q, and how many q matches in all. Without a query it copies
-// that window's summaries only (session.Store.ListPage), not the whole
-// listing.
+// filtered by q, and how many q matches in all. It copies that window's
+// summaries only, not the whole listing.
 func (s *Server) listWindow(opts session.ListOptions, q string, from, to int) ([]session.Summary, int, error) {
-	if strings.TrimSpace(q) == "" {
+	q = normalQuery(q)
+	if q == "" {
 		return s.opts.Sessions.ListPage(opts, from, to)
 	}
-	sums, err := s.opts.Sessions.List(opts)
+	seq, _, err := s.opts.Sessions.Summaries(opts)
 	if err != nil {
 		return nil, 0, err
 	}
-	sums = filterSummaries(sums, q)
-	from, to = min(from, len(sums)), min(to, len(sums))
-	return sums[from:to], len(sums), nil
+	var page []session.Summary
+	n := 0
+	for sum := range seq {
+		if !matchesQuery(&sum, q) {
+			continue
+		}
+		if n >= from && n < to {
+			page = append(page, sum)
+		}
+		n++
+	}
+	return page, n, nil
 }
 
 // rows are the listing rows of sums, each with what its session is doing
