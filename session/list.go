@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,9 @@ type listCache struct {
 	changed chan struct{}
 	folders map[string]*folder
 	views   [2]*listView // by ListOptions.Archived; nil until built
+	// scans counts the scans that stat every document (scanFiles past a
+	// quick start), for the tests.
+	scans atomic.Int64
 }
 
 // folder is what the cache knows of one folder of documents.
@@ -77,6 +81,8 @@ type folder struct {
 	// started (Options.CheckLater), until a seed takes it or a scan makes
 	// it moot: dropping it lets its entries go.
 	prefetch <-chan cacheRead
+	// scanMu is held by the scan of the folder that runs (scanOnce).
+	scanMu sync.Mutex
 }
 
 // ordered returns f's entries in the listing cache's order if they are
@@ -352,6 +358,7 @@ const (
 	folderUnchanged                    // the entries stand
 	folderOwnWrites                    // changed, maybe only by this store
 	folderExpired                      // unchanged, but its scan is older than folderTTL
+	folderRecent                       // unchanged, but changed within recentWindow of its scan
 )
 
 // begin returns how many of this store's changes dir has seen and the
@@ -380,6 +387,16 @@ func (c *listCache) check(dir string, info fs.FileInfo, now time.Time) folderChe
 		return folderScan
 	case f.noted > f.infoNoted:
 		return folderOwnWrites
+	case sameFile(f.info, info):
+		// The folder had changed within recentWindow of its last scan, so
+		// its stat alone cannot vouch that no name came or went since, in
+		// the same clock tick. Its names can, as after this store's own
+		// writes: a stat of every document (10,000 of them, ~8 MB of
+		// garbage) at each listing for two seconds after any save was the
+		// load run's peak. A document replaced in that same tick, names
+		// unchanged, shows when the scan expires (folderTTL), as an edit
+		// in place always does.
+		return folderRecent
 	}
 	return folderScan
 }
@@ -693,7 +710,7 @@ func (s *Store) refresh(dir string, wait bool) error {
 			<-done
 		}
 		return nil
-	case folderOwnWrites:
+	case folderOwnWrites, folderRecent:
 		ids, err := readIDs(dir)
 		if err != nil {
 			return err
@@ -702,13 +719,57 @@ func (s *Store) refresh(dir string, wait bool) error {
 			return nil
 		}
 	}
-	if err := s.scanFiles(dir, info, now, noted, gen, true); err != nil {
+	if err := s.scanOnce(dir, info, now, noted, gen); err != nil {
 		return err
 	}
 	if wait {
 		s.cache.waitCheck(dir) // the one a quick first scan started
 	}
 	return nil
+}
+
+// scanOnce is scanFiles, one at a time per folder. Listings that find
+// the folder changed at the same moment (a burst of requests, several
+// tabs after a save) wait for the scan that runs, and take its result if
+// it began after they looked at the folder (at now), as a scan of their
+// own would have. Each scan of 10,000 documents holds their names and
+// stats, ~5 MB, while it runs: four at once were the load run's peak.
+func (s *Store) scanOnce(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) error {
+	mu := s.cache.scanLock(dir)
+	if !mu.TryLock() {
+		mu.Lock()
+		if s.cache.scannedAfter(dir, now) {
+			mu.Unlock()
+			return nil
+		}
+		// Look again, as refresh did: a scan that waited begins now, and
+		// the listings that queued behind it meanwhile can take it.
+		now = s.now()
+		noted, gen = s.cache.begin(dir)
+		var err error
+		if info, err = os.Stat(dir); err != nil {
+			mu.Unlock()
+			return fmt.Errorf("list sessions: %w", err)
+		}
+	}
+	defer mu.Unlock()
+	return s.scanFiles(dir, info, now, noted, gen, true)
+}
+
+// scanLock is the lock scanOnce holds while it scans dir.
+func (c *listCache) scanLock(dir string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &c.folder(dir).scanMu
+}
+
+// scannedAfter reports whether dir's entries come from a scan that began
+// after t.
+func (c *listCache) scannedAfter(dir string, t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder(dir)
+	return f.info != nil && f.at.After(t)
 }
 
 // checkInBackground stats every file of dir, unchanged but for edits in
@@ -783,6 +844,7 @@ func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted,
 		}
 		s.seedFromListingCache(dir)
 	}
+	s.cache.scans.Add(1)
 	prev := s.cache.entries(dir)
 	files := make(map[string]*fileEntry, len(entries))
 	var misses []miss
