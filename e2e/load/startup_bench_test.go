@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -101,4 +107,60 @@ func BenchmarkRestart10000(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchStartups(b, bin, home, loadProfile)
+}
+
+// BenchmarkStartupFloor times the stack's floor (./floor: the libraries
+// myco links, and nothing of myco) as BenchmarkStartup times myco: spawn
+// until its URL line is printed and its first GET / served; the stop is
+// not timed.
+func BenchmarkStartupFloor(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "floor")
+	if out, err := exec.CommandContext(b.Context(), "go", "build", "-o", bin, "myco/e2e/load/floor").CombinedOutput(); err != nil {
+		b.Fatalf("build the floor: %v\n%s", err, out)
+	}
+	for b.Loop() {
+		cmd, err := startFloor(b.Context(), bin)
+		b.StopTimer()
+		if cmd != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// startFloor spawns bin, waits for its URL line and GETs it; the caller
+// stops the process it returns.
+func startFloor(ctx context.Context, bin string) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, bin)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return cmd, fmt.Errorf("the floor printed no URL: %w", err)
+	}
+	_, url, ok := strings.Cut(strings.TrimSpace(line), " at ")
+	if !ok {
+		return cmd, fmt.Errorf("the floor printed %q, not its URL", line)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		return cmd, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return cmd, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return cmd, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return cmd, nil
 }

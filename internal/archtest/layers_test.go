@@ -32,7 +32,7 @@ var app = []layer{
 // (the app's tests may: e2e/fakellm is the fake model they talk to).
 var e2e = []layer{
 	{"fakes and harness", []string{"e2e/fakellm", "e2e/internal/mycotest"}},
-	{"e2e tests and tools", []string{"e2e/crash", "e2e/load", "e2e/fakellm/cmd/fakellm"}},
+	{"e2e tests and tools", []string{"e2e/crash", "e2e/load", "e2e/load/floor", "e2e/fakellm/cmd/fakellm"}},
 }
 
 // never lists what a package must not import whatever its layer: the
