@@ -139,6 +139,16 @@ type listView struct {
 	entries []*fileEntry
 	once    sync.Once
 	sums    []Summary // made by the first List of this view
+	// unencodable is the first entry whose times JSON cannot hold (a year
+	// outside 0–9999), found as the view is made: writeJSON fails before
+	// its first write without a pass of its own over 10,000 entries.
+	unencodable *fileEntry
+}
+
+// encodableYears reports whether encoding/json can encode sum's times.
+func encodableYears(sum *Summary) bool {
+	y1, y2 := sum.CreatedAt.Year(), sum.UpdatedAt.Year()
+	return y1 >= 0 && y1 <= 9999 && y2 >= 0 && y2 <= 9999
 }
 
 // summaries is the view as a []Summary, made on the first call.
@@ -525,6 +535,12 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 		slices.SortFunc(entries, byNewest)
 	}
 	v := &listView{gen: gen, entries: entries}
+	for _, e := range entries {
+		if !encodableYears(&e.sum) {
+			v.unencodable = e
+			break
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur := c.views[k]; cur == nil || cur.gen < gen {
@@ -538,12 +554,9 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 // writes, a few KB at a time: the listing's JSON is never held whole.
 // Nothing is written if a summary cannot be encoded.
 func (v *listView) writeJSON(w io.Writer) error {
-	for _, e := range v.entries {
-		sum := &e.sum
-		if y1, y2 := sum.CreatedAt.Year(), sum.UpdatedAt.Year(); y1 < 0 || y1 > 9999 || y2 < 0 || y2 > 9999 {
-			_, err := appendSummaryJSON(nil, sum) // encoding/json's own error
-			return fmt.Errorf("encode session %s: %w", sum.ID, err)
-		}
+	if e := v.unencodable; e != nil {
+		_, err := appendSummaryJSON(nil, &e.sum) // encoding/json's own error
+		return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
 	}
 	b := make([]byte, 0, 32<<10)
 	b = append(b, '[')
