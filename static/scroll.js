@@ -19,14 +19,35 @@ function showBelow(on) {
   if (below) below.hidden = !on;
 }
 
-function nearBottom() {
+// bottomTop is the scroll position of "the bottom": the page's own bottom,
+// unless the side panel beside a short conversation is the taller column.
+// Then it is the conversation's end (its composer) at the viewport's
+// bottom: the page's bottom would hide the title and the top of the
+// conversation to show the panel's last lines (web/inline.go opens the
+// page at the same place).
+function bottomTop() {
   const s = document.scrollingElement;
-  return s.scrollHeight - s.scrollTop - s.clientHeight < 80;
+  const max = s.scrollHeight - s.clientHeight;
+  const c = /** @type {HTMLElement | null} */ (document.querySelector('.conversation'));
+  const side = /** @type {HTMLElement | null} */ (document.querySelector('.side'));
+  if (!c || !side || side.offsetHeight <= c.offsetHeight) return max;
+  return Math.max(0, Math.min(max, c.getBoundingClientRect().bottom + s.scrollTop - s.clientHeight));
+}
+
+// toBottom takes the page to the bottom, never up from below it: a reader
+// reading the side panel under a short conversation stays there.
+function toBottom() {
+  const top = bottomTop();
+  if (document.scrollingElement.scrollTop < top) window.scrollTo(0, top);
+}
+
+function nearBottom() {
+  return document.scrollingElement.scrollTop > bottomTop() - 80;
 }
 
 // keepBottom scrolls to the bottom if the reader was there.
 export function keepBottom() {
-  if (stick) window.scrollTo(0, document.scrollingElement.scrollHeight);
+  if (stick) toBottom();
   else showBelow(true);
 }
 
@@ -79,7 +100,7 @@ export function initScroll(signal) {
   document.getElementById('messages')?.addEventListener('load', keepBottom, true);
   if (location.hash.startsWith('#m-')) letGo();
   else if (!location.hash && document.getElementById('composer')) {
-    window.scrollTo(0, document.scrollingElement.scrollHeight);
+    toBottom();
     holdBottomWhileOpening(signal);
   }
 }
@@ -95,7 +116,7 @@ function holdBottomWhileOpening(signal) {
   const conversation = document.querySelector('.conversation');
   if (!conversation) return;
   const settle = new ResizeObserver(() => {
-    if (stick) window.scrollTo(0, document.scrollingElement.scrollHeight);
+    if (stick) toBottom();
   });
   settle.observe(conversation);
   const acts = ['pointerdown', 'keydown', 'wheel', 'touchstart'];
