@@ -44,6 +44,14 @@ function restoreDraft() {
 async function sendMessage(raw, text) {
   setSending(true);
   const sent = [...attachments];
+  // The page may swap to another session while the message is on its way
+  // (static/swap.js binds that session's composer): what follows is this
+  // session's, and must not touch the other's composer, notes or sending
+  // state. Its draft, kept under this session's key, is forgotten once
+  // the message is in.
+  const bound = input;
+  const key = draftKey();
+  const here = () => input === bound;
   try {
     if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
     const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
@@ -56,7 +64,11 @@ async function sendMessage(raw, text) {
       if (!(err instanceof APIError) || err.status !== 409 || err.data.pid) throw err;
       // The queued event lists it (queued.js).
       await api('POST', urls.messages, { ...msg, queue: true });
-      note('Queued: it is sent when the running turn ends.');
+      if (here()) note('Queued: it is sent when the running turn ends.');
+    }
+    if (!here()) {
+      forgetDraft(key, raw);
+      return;
     }
     clearSent(raw, sent);
     hideCommands();
@@ -64,13 +76,27 @@ async function sendMessage(raw, text) {
     // Whoever sends wants to see the answer come in.
     followBottom();
   } catch (err) {
+    // Away from the session, its draft still holds the message: nothing is
+    // lost, and the error is not told on another session's page.
+    if (!here()) return;
     if (err instanceof APIError && err.status === 409 && err.data.pid) {
       showError(lockedText(err.data), err.data.url);
     } else {
       showError(`Could not send the message: ${err.message}`);
     }
   } finally {
-    setSending(false);
+    if (here()) setSending(false);
+  }
+}
+
+// forgetDraft drops the draft kept under key if it is still the text that
+// was sent (a session left while its message was on its way).
+function forgetDraft(key, text) {
+  try {
+    const d = JSON.parse(sessionStorage.getItem(key) || 'null');
+    if (d && d.text === text) sessionStorage.removeItem(key);
+  } catch {
+    // storage may be off: there is no draft to forget
   }
 }
 

@@ -143,3 +143,40 @@ test('on a phone the drawer closes on a switch; a session that cannot be swapped
   await expect(page).toHaveURL(new RegExp(`/s/${a}$`));
   await expect(page.locator('.error-page')).toBeVisible();
 });
+
+test('a message on its way when the tab swaps sessions lands in its own session and leaves the other composer alone', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url);
+  const a = myco.writeSession({ title: 'Sender', messages: [{ role: 'user', text: 'first' }] });
+  const b = myco.writeSession({ title: 'Elsewhere', messages: [{ role: 'user', text: 'second' }] });
+  await myco.start();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(myco.link(`/s/${a}`));
+  await shows(page, a, 'Sender');
+  // The POST of A's message is held until B is on screen with the same
+  // words typed in its composer.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(`**/api/sessions/${a}/messages`, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const text = '[[say:Sent from A.]] same words';
+  await page.getByTestId('composer-input').fill(text);
+  await page.getByTestId('composer-input').press('Enter');
+  await sidebarLink(page, b).click();
+  await shows(page, b, 'Elsewhere');
+  await page.getByTestId('composer-input').fill(text);
+  release();
+  await expect
+    .poll(async () => JSON.stringify(await (await myco.api('GET', `/api/sessions/${a}`)).json()))
+    .toContain('Sent from A.');
+  // B's composer keeps what was typed there, with no note or error of A's.
+  await page.waitForTimeout(300);
+  await expect(page.getByTestId('composer-input')).toHaveValue(text);
+  await expect(page.getByTestId('alerts')).toBeEmpty();
+  // Back in A the message is in, and its draft does not come back.
+  await sidebarLink(page, a).click();
+  await shows(page, a, 'Sender');
+  await expect(page.getByTestId('composer-input')).toHaveValue('');
+  await expect(page.locator('[data-testid="message"][data-role="user"]').filter({ hasText: 'same words' })).toHaveCount(1);
+});
