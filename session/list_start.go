@@ -24,6 +24,10 @@ import (
 // listing comes): its 10,000 lstats, run at once, took a core from the
 // first page on a machine of two. Nothing waits for it before then but
 // the start's MigrateArchived, which runs beside the server.
+//
+// The listing cache itself is read and decoded from Open, on a goroutine
+// of its own (prefetchListingCache), while Open reads the folder's names:
+// the first page waits for the longer of the two, not for both in turn.
 
 // checkDelay is how long the start's check waits for a first listing
 // before it begins anyway, so that MigrateArchived and the listing cache
