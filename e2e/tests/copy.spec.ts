@@ -14,6 +14,9 @@ test('a code block shows its language and copies its code', async ({ page, myco 
   await myco.start();
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: myco.url });
   await page.goto(myco.link(`/s/${id}`));
+  // The Copy buttons work once the page's modules run (copy.js): a click
+  // before that, on a loaded machine, did nothing.
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
   const blocks = page.locator('.code-block');
   await expect(blocks).toHaveCount(2);
   await expect(blocks.first().locator('.code-lang')).toHaveText('go');
