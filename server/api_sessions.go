@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -44,22 +45,14 @@ func (s *Server) listSessions(c echo.Context) error {
 }
 
 // filtered is the listing's sessions whose title, model or ID contains
-// q, ignoring case (all of them when q is blank), copying only those: a
-// search of 10,000 sessions used to copy all of them first. It never
-// returns nil, so the JSON answer is always a list.
+// q, ignoring case (all of them when q is blank), copying only those. It
+// never returns nil, so the JSON answer is always a list.
 func (s *Server) filtered(opts session.ListOptions, q string) ([]session.Summary, error) {
-	seq, _, err := s.opts.Sessions.Summaries(opts)
-	if err != nil {
-		return nil, err
+	sums, _, err := s.listWindow(opts, q, 0, math.MaxInt)
+	if sums == nil && err == nil {
+		sums = []session.Summary{}
 	}
-	q = normalQuery(q)
-	out := []session.Summary{}
-	for sum := range seq {
-		if matchesQuery(&sum, q) {
-			out = append(out, sum)
-		}
-	}
-	return out, nil
+	return sums, err
 }
 
 // normalQuery is q as matchesQuery takes it.

@@ -749,10 +749,13 @@ func (s *Store) refresh(dir string, wait bool) error {
 // stats, ~5 MB, while it runs: four at once were the load run's peak.
 func (s *Store) scanOnce(dir string, info fs.FileInfo, now time.Time, noted, gen uint64) error {
 	mu := s.cache.scanLock(dir)
-	if !mu.TryLock() {
+	waited := !mu.TryLock()
+	if waited {
 		mu.Lock()
+	}
+	defer mu.Unlock()
+	if waited {
 		if s.cache.scannedAfter(dir, now) {
-			mu.Unlock()
 			return nil
 		}
 		// Look again, as refresh did: a scan that waited begins now, and
@@ -761,11 +764,9 @@ func (s *Store) scanOnce(dir string, info fs.FileInfo, now time.Time, noted, gen
 		noted, gen = s.cache.begin(dir)
 		var err error
 		if info, err = os.Stat(dir); err != nil {
-			mu.Unlock()
 			return fmt.Errorf("list sessions: %w", err)
 		}
 	}
-	defer mu.Unlock()
 	return s.scanFiles(dir, info, now, noted, gen, true)
 }
 
