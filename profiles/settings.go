@@ -68,6 +68,12 @@ type Settings struct {
 	// CacheTTL is how long Anthropic keeps a session's prompt cache:
 	// CacheTTL1h or CacheTTL5m (see the README for when each pays).
 	CacheTTL string `json:"cache_ttl"`
+	// MaxModelCalls bounds the model calls of one turn: the turn stops,
+	// saying why, when it would make one more (budget.go).
+	MaxModelCalls int `json:"max_model_calls_per_turn"`
+	// Budgets bound the tokens and dollars of model calls per session
+	// and per day (budget.go).
+	Budgets Budgets `json:"budgets"`
 }
 
 // Prompt cache lifetimes for cache_ttl.
@@ -145,6 +151,9 @@ func DefaultSettings() Settings {
 		// input price to write (5 minutes: 1.25x) and saves rewriting the
 		// whole context after each such pause (README: prompt cache).
 		CacheTTL: CacheTTL1h,
+
+		MaxModelCalls: DefaultMaxModelCalls,
+		Budgets:       Budgets{DayCostUSD: DefaultDayCostUSD},
 	}
 }
 

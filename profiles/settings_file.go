@@ -19,8 +19,10 @@ type fileSettings struct {
 	ShellEnvDrop  *[]string               `json:"shell_env_drop"`
 	ShellEnvKeep  *[]string               `json:"shell_env_keep"`
 	// StreamIdleTimeout is seconds.
-	StreamIdleTimeout *int    `json:"stream_idle_timeout"`
-	CacheTTL          *string `json:"cache_ttl"`
+	StreamIdleTimeout *int         `json:"stream_idle_timeout"`
+	CacheTTL          *string      `json:"cache_ttl"`
+	MaxModelCalls     *int         `json:"max_model_calls_per_turn"`
+	Budgets           *fileBudgets `json:"budgets"`
 }
 
 type fileProvider struct {
@@ -88,6 +90,8 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.ShellEnvKeep, f.ShellEnvKeep)
 	set(&s.StreamIdleTimeout, f.StreamIdleTimeout)
 	set(&s.CacheTTL, f.CacheTTL)
+	set(&s.MaxModelCalls, f.MaxModelCalls)
+	s.Budgets = f.Budgets.over(s.Budgets)
 	return s
 }
 

@@ -38,6 +38,8 @@ func TestDefaultSettings(t *testing.T) {
 
 		StreamIdleTimeout: 120,
 		CacheTTL:          "1h",
+		MaxModelCalls:     50,
+		Budgets:           profiles.Budgets{DayCostUSD: 50},
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {
