@@ -62,6 +62,9 @@ type Document struct {
 	// and the session it came from), for the providers' prompt cache;
 	// empty is the session's own ID (see PromptCacheKey).
 	CacheKey string `json:"cache_key,omitempty"`
+	// Spent is what the session's budget was charged (spend.go); nil
+	// before its first charge.
+	Spent *Spent `json:"spent,omitempty"`
 	// JournalSeq is the sequence number of the last journal record folded
 	// into this document: replaying the journal skips records up to it.
 	JournalSeq int64 `json:"journal_seq,omitzero"`

@@ -89,6 +89,7 @@ type Header struct {
 	Todo        *TodoList  `json:"todo,omitzero"`
 	Queued      *[]Queued  `json:"queued,omitzero"`
 	Notes       *[]Note    `json:"notes,omitzero"`
+	Spent       *Spent     `json:"spent,omitzero"`
 	UpdatedAt   *time.Time `json:"updated_at,omitzero"`
 }
 
@@ -118,6 +119,7 @@ func headerChange(a, b *Document) *Header {
 	set(!slices.EqualFunc(a.Queued, b.Queued, sameQueued),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
+	set(!sameSpent(a.Spent, b.Spent) && b.Spent != nil, func() { h.Spent = b.Spent })
 	set(!a.UpdatedAt.Equal(b.UpdatedAt), func() { h.UpdatedAt = &b.UpdatedAt })
 	if !changed {
 		return nil
@@ -170,6 +172,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Notes != nil {
 		d.Notes = *h.Notes
+	}
+	if h.Spent != nil {
+		d.Spent = h.Spent
 	}
 	if h.UpdatedAt != nil {
 		d.UpdatedAt = *h.UpdatedAt

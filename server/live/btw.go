@@ -40,6 +40,7 @@ func (s *Session) Btw(question string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	model := s.model()
 	// The note rides with the question, not in the system prompt: the
 	// side call then shares the session's cached prefix (tools, system
 	// prompt, the thread so far) and pays for the question alone.
@@ -54,7 +55,7 @@ func (s *Session) Btw(question string) (string, error) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), btwTimeout)
 		defer cancel()
-		resp, err := client.Stream(ctx, req, func(delta string) {
+		resp, err := s.stream(ctx, "btw", model, client, req, func(delta string) {
 			if delta != "" {
 				s.publish(event.BtwDelta{ID: id, Text: delta})
 			}

@@ -170,7 +170,7 @@ func (s *Session) summarize(ctx context.Context, t session.Thread, focus string)
 	var resp llm.Response
 	err = s.withRetries(ctx, func() error {
 		var err error
-		resp, err = m.client.Stream(ctx, llm.Request{
+		resp, err = s.stream(ctx, "summary", m.name, m.client, llm.Request{
 			Model: m.id, System: summaryPrompt(focus), MaxTokens: summaryMaxTokens,
 			Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: text}}}},
 		}, func(string) {})

@@ -224,6 +224,10 @@ func (s *Session) goalTurnEnded(end turnEnd) {
 		s.pauseGoal("the goal's turn could not start")
 	case end.stop == session.StopInterrupted:
 		s.pauseGoal("paused: the turn was stopped")
+	case errors.Is(end.err, ErrBudget) || errors.Is(end.err, ErrGuard):
+		// Unattended work that hit a budget or a guard waits for the
+		// person, saying which (budget.go, guard.go).
+		s.pauseGoal("paused: " + end.err.Error())
 	case end.err != nil || end.stop == session.StopError:
 		s.pauseGoal("paused: the turn failed")
 	case g.TurnsUsed >= g.TurnsMax:

@@ -128,6 +128,11 @@ type Options struct {
 	IdleClose time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Price is what usage of a model ("provider/model-id") costs, and
+	// false when its price is unknown: the pages' rule (server.price), so
+	// a budget and /usage agree. nil: the settings' prices of plain input
+	// and output.
+	Price func(model string, u session.Usage) (float64, bool)
 }
 
 // Limits are what a model can hold and when to compact.
@@ -147,6 +152,9 @@ type Manager struct {
 	opening  map[string]chan struct{} // sessions Open is reading, outside mu; closed when done
 	closed   bool
 	probe    sandboxProbe // plan mode's sandbox, found on first use (plan.go)
+	// ledger is the profile's spend per day and the budget reservations
+	// in flight (budget.go).
+	ledger *ledger
 }
 
 // ErrClosed means the process is shutting down.
@@ -172,7 +180,10 @@ func NewManager(opts Options) *Manager {
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
-	return &Manager{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{}}
+	return &Manager{
+		opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{},
+		ledger: openLedger(opts.ProfileDir, opts.Logger),
+	}
 }
 
 // settings are the profile's settings now (Options.Settings).

@@ -89,6 +89,9 @@ type Session struct {
 	// message, so an edit is either sent or refused, never lost.
 	steer   steering
 	queueMu sync.Mutex
+	// budgetParents are the sessions whose budgets this one's model calls
+	// also count against, nearest first (ChargeAlsoTo, budget.go); s.mu.
+	budgetParents []string
 }
 
 type approval struct {

@@ -156,6 +156,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 			// Saved before the tabs hear the turn ended, so a reload at
 			// turn.end already shows it.
 			s.recordFailure(end.err)
+			s.tellStopped(end.err) // a guard's or a budget's stop, for the model (guard.go)
 			s.publish(event.TurnError{Turn: slot.turn, Error: end.err.Error()})
 		}
 		s.publish(event.TurnEnd{Turn: slot.turn, StopReason: end.stop, Usage: usageOf(end.usage), SessionUsage: usageOf(sessionUsage), HTML: usageHTML})

@@ -30,7 +30,7 @@ func (s *Session) makeTitle() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := m.client.Stream(ctx, llm.Request{
+	resp, err := s.stream(ctx, "title", m.name, m.client, llm.Request{
 		Model: m.id, System: titlePrompt, MaxTokens: 64,
 		Messages: []session.Message{{Role: "user", Content: []session.Block{{Type: session.BlockText, Text: excerpt}}}},
 	}, func(string) {})

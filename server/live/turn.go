@@ -81,7 +81,11 @@ func waitSnapshot(ctx context.Context, slot *turnSlot) error {
 func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 	ctx := slot.ctx
 	var total session.Usage
+	var guard turnGuard // guard.go
 	for range maxRounds {
+		if err := guard.beforeCall(s.m.settings()); err != nil {
+			return session.StopError, total, err
+		}
 		resp, err := s.callModel(ctx, slot.nextAnswerID())
 		total.Add(resp.Usage)
 		if err != nil {
@@ -94,6 +98,12 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 			// per submission, and the turn ends; nothing runs by itself.
 			s.autoCompact(ctx, ReasonAnswered)
 			return resp.StopReason, total, nil
+		}
+		if err := guard.check(uses); err != nil {
+			if serr := s.skipTools(uses, "myco stopped the turn"); serr != nil {
+				return session.StopError, total, serr
+			}
+			return session.StopError, total, err
 		}
 		if err := waitSnapshot(ctx, slot); err != nil {
 			return session.StopInterrupted, total, err
@@ -202,6 +212,12 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	}
 	model := s.model()
 	s.applyThinking(&req, model, msgID)
+	// The budgets first: a call that could overspend is never sent
+	// (budget.go).
+	budget, err := s.reserve("turn", model, req)
+	if err != nil {
+		return llm.Response{}, err
+	}
 	s.enter(StatusThinking, "")
 	s.publish(event.MessageStart{Message: msgID, Role: "assistant"})
 	journaled := s.w.StartPartial(session.Message{ID: msgID, Role: "assistant", At: s.m.opts.Now().UTC(), Model: model, Content: []session.Block{}}) == nil
@@ -233,6 +249,7 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 			journaled = s.w.Delta(msgID, delta) == nil
 		}
 	})
+	budget.settle(resp.Usage, err)
 	// The answer keeps the model as the session names it ("provider/id"),
 	// not as the provider echoed it (a dated snapshot, no provider): its
 	// cost is figured later from that model's prices.

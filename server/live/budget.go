@@ -1,0 +1,474 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"myco/internal/atomicfile"
+	"myco/internal/errkind"
+	"myco/profiles"
+	"myco/server/llm"
+	"myco/session"
+)
+
+// Budgets (settings budgets.*) bound what model calls spend, per session
+// and per profile per day. Every model call of a session (a turn's calls
+// and their retries, compaction summaries, titles, side questions)
+// goes through Session.stream, which:
+//
+//   - reserves first what the call could cost at most: its input as
+//     estimated (bytes/4) at the dearest input price the model has (a
+//     cache write can cost more than plain input), plus its output limit
+//     (thinking included) at the output price;
+//   - refuses the call, before anything is sent, when that reservation
+//     does not fit one of the accounts it is charged to (a *BudgetError);
+//   - settles when the call returns: to the usage the provider reported,
+//     or to nothing for a call refused with an HTTP error status (no
+//     answer, nothing billed), or else to the whole reservation (a cut
+//     stream, a stop: what was billed is unknown, so the most it could
+//     be is charged).
+//
+// A call is charged to several accounts at once: each session of
+// Session.budgetAccounts (the session, then the sessions a sub-agent's
+// spend also counts against) and the profile's day. A session's spend
+// lives in its document (Document.Spent, durable with it); the day's in
+// the profile's ledger file (budget.json, docs/FORMAT.md). Reservations
+// in flight are held in memory and count against every account they name,
+// so calls running at once (sub-agents) cannot overspend together.
+
+// ledgerFile is the profile's day ledger, in the profile's folder.
+const ledgerFile = "budget.json"
+
+// ledgerDays is how many days the ledger keeps: a month of history, and
+// a file that stays small.
+const ledgerDays = 31
+
+// ErrBudget is the kind of every budget refusal (*BudgetError).
+var ErrBudget = errkind.New(errkind.Conflict, "budget spent")
+
+// BudgetError is a model call refused because it could exceed a budget.
+type BudgetError struct {
+	// Scope is "session" (the session's own budget), "parent" (the
+	// budget of a session a sub-agent's spend counts against) or "day".
+	Scope   string
+	Session string // the session whose budget, for session and parent
+	Tokens  bool   // the token budget (else the cost budget)
+	// Limit, Used and Need are tokens or US dollars: the budget, what it
+	// was charged (reservations in flight included), and what the refused
+	// call could have cost at most.
+	Limit, Used, Need float64
+	Key               string // the setting that raises it: budgets.session_cost_usd
+	Job               string // what the call was for: turn, summary, title, btw
+}
+
+func (e *BudgetError) Error() string {
+	whose := "the session's budget"
+	switch e.Scope {
+	case "parent":
+		whose = "the budget of session " + e.Session + " (this sub-agent's parent)"
+	case "day":
+		whose = "today's budget for this profile"
+	}
+	if e.Tokens {
+		return fmt.Sprintf("%s of %s tokens is spent: %s used, this call could use up to %s; raise %s in Settings",
+			whose, groupDigits(e.Limit), groupDigits(e.Used), groupDigits(e.Need), e.Key)
+	}
+	return fmt.Sprintf("%s of $%.2f is spent: $%.2f used, this call could cost up to $%.2f; raise %s in Settings",
+		whose, e.Limit, e.Used, e.Need, e.Key)
+}
+
+// Kind makes a refusal a conflict: the request was fine, the budget says no.
+func (e *BudgetError) Kind() errkind.Kind { return errkind.Conflict }
+
+// Is makes errors.Is(err, ErrBudget) find every refusal.
+func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
+
+// groupDigits writes a count of tokens with thousands separators.
+func groupDigits(v float64) string {
+	s := fmt.Sprintf("%d", int64(v))
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ledger is the profile's spend per day, and the reservations in flight
+// of every account.
+type ledger struct {
+	path string // "" keeps it in memory (no profile folder)
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	days map[string]session.Spent // by local date, 2006-01-02
+	held map[string]session.Spent // in flight, by account (accountKey)
+
+	saveMu sync.Mutex // orders writes of the file
+}
+
+// ledgerJSON is budget.json.
+type ledgerJSON struct {
+	Days map[string]session.Spent `json:"days"`
+}
+
+func openLedger(dir string, log *slog.Logger) *ledger {
+	l := &ledger{log: log, days: map[string]session.Spent{}, held: map[string]session.Spent{}}
+	if dir == "" {
+		return l
+	}
+	l.path = filepath.Join(dir, ledgerFile)
+	data, err := os.ReadFile(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l
+	}
+	var f ledgerJSON
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	if err != nil {
+		// Replaced at the next charge: a budget that cannot read its
+		// past counts from now rather than stopping every call.
+		log.Warn("the day's budget ledger cannot be read; today counts from now", "path", l.path, "err", err)
+		return l
+	}
+	maps.Copy(l.days, f.Days)
+	return l
+}
+
+// save writes the ledger's days, the last ledgerDays of them.
+func (l *ledger) save() {
+	if l.path == "" {
+		return
+	}
+	l.saveMu.Lock()
+	defer l.saveMu.Unlock()
+	l.mu.Lock()
+	keys := slices.Sorted(maps.Keys(l.days))
+	for _, k := range keys[:max(0, len(keys)-ledgerDays)] {
+		delete(l.days, k)
+	}
+	data, err := json.MarshalIndent(ledgerJSON{Days: l.days}, "", "  ")
+	l.mu.Unlock()
+	if err == nil {
+		err = atomicfile.Write(l.path, append(data, '\n'), atomicfile.Options{})
+	}
+	if err != nil {
+		l.log.Warn("the day's budget ledger was not saved", "path", l.path, "err", err)
+	}
+}
+
+// day is what the ledger says was spent on day, reservations included.
+func (l *ledger) day(day string) session.Spent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.days[day].Add(l.held[dayAccount(day)])
+}
+
+func dayAccount(day string) string    { return "day:" + day }
+func sessionAccount(id string) string { return "session:" + id }
+
+// reservation is one model call's claim on its accounts, from before the
+// call until it settles.
+type reservation struct {
+	s        *Session
+	model    string
+	day      string
+	sessions []*Session
+	need     session.Spent
+}
+
+// budgetAccounts are the sessions a call of s is charged to: s itself,
+// then the sessions its spend also counts against (budgetParents: a
+// sub-agent's parent, its parent's parent…). Those not open in this
+// process are left out (their writer is elsewhere).
+func (s *Session) budgetAccounts() []*Session {
+	out := []*Session{s}
+	s.mu.Lock()
+	parents := slices.Clone(s.budgetParents)
+	s.mu.Unlock()
+	for _, id := range parents {
+		if p, ok := s.m.Get(id); ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		} else if !ok {
+			s.m.log.Warn("a budget this session's calls count against is not open here", "session", s.id, "parent", id)
+		}
+	}
+	return out
+}
+
+// ChargeAlsoTo makes every later model call of s count against the
+// budgets of the sessions ids too, in that order (a sub-agent: its
+// parent, then the parent's parent): the call is refused when it does not
+// fit any of them, and charged to all.
+func (s *Session) ChargeAlsoTo(ids ...string) {
+	s.mu.Lock()
+	s.budgetParents = slices.Clone(ids)
+	s.mu.Unlock()
+}
+
+// stream makes one model call for s, charged to its budgets: reserved
+// first (refused with a *BudgetError when it does not fit), settled when
+// it returns. job says what the call is for (turn, summary, title, btw);
+// model is its "provider/model-id", for its price.
+func (s *Session) stream(ctx context.Context, job, model string, client llm.Client, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	r, err := s.reserve(job, model, req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	resp, err := client.Stream(ctx, req, onDelta)
+	r.settle(resp.Usage, err)
+	return resp, err
+}
+
+// reserve claims what a call of req to model could cost at most on each
+// of its accounts, or refuses it.
+func (s *Session) reserve(job, model string, req llm.Request) (*reservation, error) {
+	st := s.m.settings()
+	r := &reservation{
+		s: s, model: model, day: s.m.opts.Now().Local().Format("2006-01-02"),
+		sessions: s.budgetAccounts(), need: s.m.mostCost(st, model, req),
+	}
+	l := s.m.ledger
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := st.Budgets
+	for i, sess := range r.sessions {
+		scope := "session"
+		if i > 0 {
+			scope = "parent"
+		}
+		used := sess.spent().Add(l.held[sessionAccount(sess.id)])
+		if err := check(scope, sess.id, job, used, r.need, b.SessionTokens, b.SessionCostUSD, "budgets.session_tokens", "budgets.session_cost_usd"); err != nil {
+			return nil, err
+		}
+	}
+	used := l.days[r.day].Add(l.held[dayAccount(r.day)])
+	if err := check("day", "", job, used, r.need, b.DayTokens, b.DayCostUSD, "budgets.day_tokens", "budgets.day_cost_usd"); err != nil {
+		return nil, err
+	}
+	for _, k := range r.accounts() {
+		l.held[k] = l.held[k].Add(r.need)
+	}
+	return r, nil
+}
+
+// check refuses need when it does not fit a budget of tokens or dollars
+// (0: none) beside used.
+func check(scope, id, job string, used, need session.Spent, tokens int64, cost float64, tokensKey, costKey string) error {
+	if tokens > 0 && used.Tokens+need.Tokens > tokens {
+		return &BudgetError{Scope: scope, Session: id, Job: job, Tokens: true,
+			Limit: float64(tokens), Used: float64(used.Tokens), Need: float64(need.Tokens), Key: tokensKey}
+	}
+	if cost > 0 && used.CostUSD+need.CostUSD > cost {
+		return &BudgetError{Scope: scope, Session: id, Job: job,
+			Limit: cost, Used: used.CostUSD, Need: need.CostUSD, Key: costKey}
+	}
+	return nil
+}
+
+func (r *reservation) accounts() []string {
+	keys := []string{dayAccount(r.day)}
+	for _, sess := range r.sessions {
+		keys = append(keys, sessionAccount(sess.id))
+	}
+	return keys
+}
+
+// settle charges the call's accounts what it cost, now that it returned
+// with usage u (zero when the provider reported none) and callErr, and
+// lets its reservation go. The sessions are charged before the
+// reservation goes, so no moment counts the call as free.
+func (r *reservation) settle(u session.Usage, callErr error) {
+	charge := r.need
+	var status *llm.Error
+	switch {
+	case reportedUsage(u):
+		charge = r.s.m.usageSpent(r.model, u)
+	case errors.As(callErr, &status) && status.Status != 0:
+		// Refused with an HTTP status: no answer, nothing billed.
+		charge = session.Spent{}
+	}
+	for _, sess := range r.sessions {
+		sess.addSpent(charge)
+	}
+	l := r.s.m.ledger
+	l.mu.Lock()
+	l.days[r.day] = l.days[r.day].Add(charge)
+	for _, k := range r.accounts() {
+		left := l.held[k]
+		left.Tokens -= r.need.Tokens
+		left.CostUSD -= r.need.CostUSD
+		if left.Tokens <= 0 && left.CostUSD <= 1e-12 {
+			delete(l.held, k)
+		} else {
+			l.held[k] = left
+		}
+	}
+	l.mu.Unlock()
+	l.save()
+}
+
+func reportedUsage(u session.Usage) bool {
+	return u.InputTokens+u.OutputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens > 0
+}
+
+// spent is what the session's budget was charged (spentOf).
+func (s *Session) spent() session.Spent {
+	var out session.Spent
+	s.w.View(func(d *session.Document) { out = s.m.spentOf(d) })
+	return out
+}
+
+// spentOf is what d's budget was charged: Document.Spent, or for a
+// session never charged, what its answers' usage records (a session from
+// before budgets were kept starts from its history).
+func (m *Manager) spentOf(d *session.Document) session.Spent {
+	if d.Spent != nil {
+		return *d.Spent
+	}
+	var out session.Spent
+	for _, mu := range d.UsageByModel() {
+		out = out.Add(m.usageSpent(cmpModel(mu.Model, d.ModelOr(m.defaultModel())), mu.Usage))
+	}
+	return out
+}
+
+// cmpModel is the model an answer is priced at: the one it recorded, else
+// the session's.
+func cmpModel(recorded, session string) string {
+	if recorded != "" {
+		return recorded
+	}
+	return session
+}
+
+// addSpent charges the session's budget c, durably (a header change of
+// the document, through the journal).
+func (s *Session) addSpent(c session.Spent) {
+	base := s.spent()
+	_, err := s.w.Update(func(d *session.Document) error {
+		if d.Spent != nil {
+			base = *d.Spent
+		}
+		next := base.Add(c)
+		d.Spent = &next
+		return nil
+	})
+	if err != nil {
+		s.m.log.Warn("a model call's cost was not added to the session's budget", "session", s.id, "err", err)
+	}
+}
+
+// usageSpent is what usage u of model costs, in tokens and dollars (0
+// dollars when its price is unknown: it counts against the token budgets
+// only).
+func (m *Manager) usageSpent(model string, u session.Usage) session.Spent {
+	cost, _ := m.price(model, u)
+	return session.Spent{
+		Tokens:  u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		CostUSD: cost,
+	}
+}
+
+// price is Options.Price, else the settings' price of plain input and
+// output (tests).
+func (m *Manager) price(model string, u session.Usage) (float64, bool) {
+	if m.opts.Price != nil {
+		return m.opts.Price(model, u)
+	}
+	st := m.settings()
+	return st.Cost(model, st.TokensOf(u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens))
+}
+
+// mostCost is the most a call of req to model could cost: its input as
+// estimated, at the dearest of the model's input prices, and its output
+// limit at the output price.
+func (m *Manager) mostCost(st profiles.Settings, model string, req llm.Request) session.Spent {
+	in := int64(estimateRequest(req))
+	out := llm.OutputLimit(req)
+	need := session.Spent{Tokens: in + out}
+	if p, ok := st.Price(model); ok {
+		dearest := max(p.Input, p.CacheRead, p.CacheWrite, p.CacheWrite1h)
+		need.CostUSD = (float64(in)*dearest + float64(out)*p.Output) / 1e6
+	}
+	return need
+}
+
+// estimateRequest guesses the input tokens of req: its messages, system
+// prompt and tool definitions, at 4 bytes a token.
+func estimateRequest(req llm.Request) int {
+	n := session.EstimateText(req.System)
+	for _, m := range req.Messages {
+		n += session.EstimateTokens(m)
+	}
+	for _, t := range req.Tools {
+		schema, _ := json.Marshal(t.InputSchema)
+		n += session.EstimateText(t.Name+t.Description) + len(schema)/4
+	}
+	return n
+}
+
+// BudgetLeft is what is left of a session's budgets and of today's, for
+// /usage. A limit of 0 is none (its Left is then meaningless).
+type BudgetLeft struct {
+	Session BudgetFigures `json:"session"`
+	Day     BudgetFigures `json:"day"`
+}
+
+// BudgetFigures are one account's budgets and spend. Limits of 0 are
+// none; Left* is what the limit leaves (never below 0).
+type BudgetFigures struct {
+	Tokens         int64   `json:"tokens"`
+	CostUSD        float64 `json:"cost_usd"`
+	LimitTokens    int64   `json:"limit_tokens"`
+	LimitCostUSD   float64 `json:"limit_cost_usd"`
+	LeftTokens     int64   `json:"left_tokens"`
+	LeftCostUSD    float64 `json:"left_cost_usd"`
+	ReservedTokens int64   `json:"reserved_tokens,omitzero"`
+}
+
+func figures(used, held session.Spent, tokens int64, cost float64) BudgetFigures {
+	all := used.Add(held)
+	return BudgetFigures{
+		Tokens: all.Tokens, CostUSD: all.CostUSD, LimitTokens: tokens, LimitCostUSD: cost,
+		LeftTokens: max(0, tokens-all.Tokens), LeftCostUSD: max(0, cost-all.CostUSD),
+		ReservedTokens: held.Tokens,
+	}
+}
+
+// Budget is what is left of the session's budget and of today's.
+func (s *Session) Budget() BudgetLeft {
+	return s.m.budgetLeft(s.id, s.spent())
+}
+
+// budgetLeft is what is left of today's budget, and of session id's
+// which was charged used (reservations in flight come on top).
+func (m *Manager) budgetLeft(id string, used session.Spent) BudgetLeft {
+	b := m.settings().Budgets
+	day := m.opts.Now().Local().Format("2006-01-02")
+	l := m.ledger
+	l.mu.Lock()
+	held, dayUsed, dayHeld := l.held[sessionAccount(id)], l.days[day], l.held[dayAccount(day)]
+	l.mu.Unlock()
+	return BudgetLeft{
+		Session: figures(used, held, b.SessionTokens, b.SessionCostUSD),
+		Day:     figures(dayUsed, dayHeld, b.DayTokens, b.DayCostUSD),
+	}
+}
+
+// Budget is what is left of session doc's budget (the document as it
+// stands: the live one when it is open here) and of today's.
+func (m *Manager) Budget(doc *session.Document) BudgetLeft {
+	if s, ok := m.Get(doc.ID); ok {
+		return s.Budget()
+	}
+	return m.budgetLeft(doc.ID, m.spentOf(doc))
+}
