@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"myco/profiles"
+	"myco/server/live"
 	"myco/session"
 	"myco/web"
 )
@@ -45,5 +46,23 @@ func (s *Server) usageCard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, web.UsageCard(web.NewUsageCardView(doc, s.price)))
+	v := web.NewUsageCardView(doc, s.price)
+	b := s.live.Budget(doc)
+	v.SessionBudget, v.DayBudget = budgetView(b.Session), budgetView(b.Day)
+	return render(c, http.StatusOK, web.UsageCard(v))
+}
+
+// budgetView is a budget as the /usage card shows it.
+func budgetView(f live.BudgetFigures) *web.BudgetView {
+	return &web.BudgetView{Tokens: f.Tokens, CostUSD: f.CostUSD, LimitTokens: f.LimitTokens, LimitCostUSD: f.LimitCostUSD}
+}
+
+// budget is GET /api/sessions/{id}/budget: what the session's budget and
+// today's were charged, and what they leave (live.BudgetLeft).
+func (s *Server) budget(c echo.Context) error {
+	doc, _, _, err := s.pageDocument(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, s.live.Budget(doc))
 }

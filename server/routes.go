@@ -42,6 +42,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/sessions/:id", s.getSession)
 	api.PATCH("/sessions/:id", s.patchSession)
 	api.GET("/sessions/:id/steering", s.getSteering)
+	api.GET("/sessions/:id/budget", s.budget)
 	api.POST("/sessions/:id/archive", s.archiveSession)
 	api.POST("/sessions/:id/restore", s.restoreSession)
 	api.POST("/sessions/:id/fork", s.forkSession)

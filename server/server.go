@@ -140,6 +140,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
 		Snapshots: s.snaps,
+		Price:     s.price, // a budget charges what /usage shows
 	})
 	s.echo = s.routes()
 	s.http = &http.Server{

@@ -178,6 +178,9 @@ type UsageCardView struct {
 	Turn    *UsageView // nil before the first answer
 	Session UsageView
 	Model   string // the session's model, "" for the default
+	// SessionBudget and DayBudget are the session's budget and the
+	// profile's today (budget.go); nil: not known here.
+	SessionBudget, DayBudget *BudgetView
 }
 
 // NewUsageCardView is the /usage card of doc.
