@@ -165,13 +165,6 @@ func (l *ledger) save() {
 	}
 }
 
-// day is what the ledger says was spent on day, reservations included.
-func (l *ledger) day(day string) session.Spent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.days[day].Add(l.held[dayAccount(day)])
-}
-
 func dayAccount(day string) string    { return "day:" + day }
 func sessionAccount(id string) string { return "session:" + id }
 
