@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -50,5 +52,36 @@ func TestUsageShowsTheBudgetLeft(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/usage lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// The Settings page sets the budgets and the turn's call limit; the
+// values in force change at once, and fields left as they were are not
+// written.
+func TestSettingsPageSetsBudgets(t *testing.T) {
+	ts, ls, path := newSettingsServer(t, `{}`)
+	form := url.Values{
+		"max_model_calls_per_turn": {"50"}, "budgets.session_cost_usd": {"2.5"}, "budgets.session_tokens": {"0"},
+		"budgets.day_cost_usd": {"50"}, "budgets.day_tokens": {"3000000"},
+	}
+	wantStatus(t, ts.postForm("/settings", form), http.StatusSeeOther)
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{`"session_cost_usd": 2.5`, `"day_tokens": 3000000`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("settings.json lacks %s:\n%s", want, data)
+		}
+	}
+	for _, unwanted := range []string{"max_model_calls_per_turn", "day_cost_usd", "session_tokens"} {
+		if strings.Contains(string(data), unwanted) {
+			t.Errorf("settings.json gained %s, which the form did not change:\n%s", unwanted, data)
+		}
+	}
+	if b := ls.Current().Budgets; b.SessionCostUSD != 2.5 || b.DayTokens != 3000000 || b.DayCostUSD != profiles.DefaultDayCostUSD {
+		t.Errorf("budgets in force %+v", b)
+	}
+	page := ts.do("GET", "/settings", nil)
+	d := parseDoc(t, page)
+	if v := d.Find(`input[name='budgets.session_cost_usd']`).AttrOr("value", ""); v != "2.5" {
+		t.Errorf("the page shows session_cost_usd %q, want 2.5", v)
 	}
 }

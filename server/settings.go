@@ -76,6 +76,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
+		Budgets:    budgetSettingsView(st),
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Providers)) {
 		p := st.Providers[name]
@@ -190,6 +191,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("approvals.edit", &v.Edit)
 	get("cache_ttl", &v.CacheTTL)
 	get("stream_idle_timeout", &v.StreamIdle)
+	fillBudgets(&v.Budgets, get)
 	v.Undo, v.Todo, v.Notify = form.Has("undo"), form.Has("todo"), form.Has("notifications")
 	for i := range v.Providers {
 		p := &v.Providers[i]

@@ -43,6 +43,9 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	if err := e.number(doc, "stream_idle_timeout", strconv.Itoa(c.StreamIdleTimeout), "stream_idle_timeout"); err != nil {
 		return err
 	}
+	if err := e.budgets(doc); err != nil {
+		return err
+	}
 	if e.form.Has(settingsFormMarker) {
 		e.check(doc, "undo", c.Undoes())
 		e.check(doc, "todo", c.Todo)

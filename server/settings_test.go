@@ -113,6 +113,10 @@ func TestSettingsRefusesABadValueBesideItsField(t *testing.T) {
 		{"bad base URL", `providers.anthropic.base_url`, "ftp://x", "http or https"},
 		{"a price in words", `models["anthropic/fake"].price.input`, "cheap", "price in dollars"},
 		{"a price that is not a number", `models["anthropic/fake"].price.output`, "NaN", "price in dollars"},
+		{"a negative budget", "budgets.session_cost_usd", "-2", "amount in US dollars"},
+		{"a budget in words", "budgets.day_cost_usd", "lots", "amount in US dollars"},
+		{"negative tokens", "budgets.day_tokens", "-1", "number of tokens"},
+		{"no model call", "max_model_calls_per_turn", "0", "at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

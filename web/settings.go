@@ -38,6 +38,15 @@ type SettingsView struct {
 	Undo, Todo, Notify       bool
 	Personalities            []PersonaView
 	NewPersona               PersonaView
+	Budgets                  BudgetSettingsView
+}
+
+// BudgetSettingsView is the form's budgets and turn guard, each as the
+// page shows it ("" for no limit: a blank field is the default).
+type BudgetSettingsView struct {
+	MaxModelCalls                 string
+	SessionCostUSD, SessionTokens string
+	DayCostUSD, DayTokens         string
 }
 
 // ProviderView is one provider's row. Field is the prefix of its fields'
