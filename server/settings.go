@@ -76,7 +76,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
-		Budgets:    budgetSettingsView(st),
+		Budgets: budgetSettingsView(st),
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Providers)) {
 		p := st.Providers[name]
