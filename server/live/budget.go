@@ -197,10 +197,20 @@ func (s *Session) budgetAccounts() []*Session {
 	return out
 }
 
+// BudgetChain is the sessions s's calls are charged to, s first, then
+// the ones ChargeAlsoTo named: what a sub-agent of s passes to its own
+// ChargeAlsoTo, so its calls count against s and every session above.
+func (s *Session) BudgetChain() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{s.id}, s.budgetParents...)
+}
+
 // ChargeAlsoTo makes every later model call of s count against the
 // budgets of the sessions ids too, in that order (a sub-agent: its
-// parent, then the parent's parent): the call is refused when it does not
-// fit any of them, and charged to all.
+// parent, then the parent's parent; parent.BudgetChain() gives them):
+// the call is refused when it does not fit any of them, and charged to
+// all. A session named that is not open in this process is skipped.
 func (s *Session) ChargeAlsoTo(ids ...string) {
 	s.mu.Lock()
 	s.budgetParents = slices.Clone(ids)

@@ -302,7 +302,7 @@ func TestChargeAlsoToAParent(t *testing.T) {
 		return s
 	}
 	parent, child := open(), open()
-	child.ChargeAlsoTo(parent.ID())
+	child.ChargeAlsoTo(parent.BudgetChain()...)
 	if failure := e.turn(t, child, "work [[usage:in=1500,out=500]]"); failure != "" {
 		t.Fatal(failure)
 	}
