@@ -42,6 +42,9 @@ async function expectUsageCard(page) {
   await expect(card.getByTestId('usage-turn').getByTestId('usage-hit')).toHaveText(turn2.hit);
   await expect(card.getByTestId('usage-session').getByTestId('usage-cost')).toHaveText(session.cost);
   await expect(card.getByTestId('usage-session').getByTestId('usage-hit')).toHaveText(session.hit);
+  // What the budgets leave: the session's is off by default, today's $50.
+  await expect(card.getByTestId('usage-budget-session')).toContainText('no limit');
+  await expect(card.getByTestId('usage-budget-day')).toContainText('of $50.00 used');
   await card.getByTestId('dismiss-card').click();
   await expect(card).toHaveCount(0);
 }
