@@ -2,9 +2,12 @@ package live
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -342,3 +345,58 @@ func TestGoalPausesOnABudget(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// Calls made at once (sub-agents, a title beside a turn) cannot overspend
+// together: each reservation counts against the others until it settles.
+func TestReservationsInFlightCount(t *testing.T) {
+	e, _ := newBudgetEnv(t, func(st *profiles.Settings) { st.Budgets.DayTokens = 3_500 })
+	s := e.titledSession(t)
+	req := llm.Request{MaxTokens: 1_000} // reserves 1,000 tokens
+	results := make(chan *reservation, 10)
+	var refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := s.reserve("turn", "anthropic/fake-model", req)
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			results <- r
+		}()
+	}
+	wg.Wait()
+	close(results)
+	if n := refused.Load(); n != 7 {
+		t.Fatalf("%d of 10 calls refused, want 7: 3 reservations of 1,000 fit 3,500", n)
+	}
+	if b := s.Budget(); b.Day.Tokens != 3_000 || b.Session.ReservedTokens != 3_000 {
+		t.Fatalf("budget while they run %+v, want 3,000 tokens reserved", b)
+	}
+	for r := range results {
+		r.settle(session.Usage{InputTokens: 80, OutputTokens: 20}, nil)
+	}
+	b := s.Budget()
+	if b.Day.Tokens != 300 || b.Session.Tokens != 300 || b.Session.ReservedTokens != 0 {
+		t.Fatalf("budget once settled %+v, want the 300 tokens used and nothing reserved", b)
+	}
+	// A refusal by status is charged nothing; a call cut without usage
+	// keeps its reservation.
+	r, err := s.reserve("turn", "anthropic/fake-model", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.settle(session.Usage{}, &llm.Error{Provider: "anthropic", Status: 529, Retryable: true})
+	if got := s.Budget().Day.Tokens; got != 300 {
+		t.Fatalf("day after a refusal by status: %d tokens, want 300", got)
+	}
+	if r, err = s.reserve("turn", "anthropic/fake-model", req); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(session.Usage{}, &llm.Error{Provider: "anthropic", Retryable: true, Err: io.ErrUnexpectedEOF})
+	if got := s.Budget().Day.Tokens; got != 1_300 {
+		t.Fatalf("day after a cut stream without usage: %d tokens, want 1,300", got)
+	}
+}

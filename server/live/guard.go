@@ -72,7 +72,7 @@ func (g *turnGuard) beforeCall(st profiles.Settings) error {
 	if g.calls >= limit {
 		return &GuardError{
 			Reason: fmt.Sprintf("the turn stopped after %d model calls, the most one turn may make; raise max_model_calls_per_turn in Settings, or send a message to go on", limit),
-			told:   fmt.Sprintf("Your previous turn was stopped by myco after %d model calls, the most one turn may make. Do not assume its last step was checked.", limit),
+			told:   fmt.Sprintf("Your previous turn was stopped by myco after %d model calls, the most one turn may make; the person was told. Its last tool results above were not read by you yet.", limit),
 		}
 	}
 	g.calls++
