@@ -1,5 +1,6 @@
-// Telling the person: when an approval waits, or a turn that ran 10 s or
-// longer ends or fails, while this tab is hidden, the browser notifies
+// Telling the person: when an approval waits, a turn that ran 10 s or
+// longer ends or fails, or a running goal stops (paused or blocked), while
+// this tab is hidden, the browser notifies
 // (once the person allowed it with the bell) and the tab's title carries a
 // marker until the tab is seen again. A tab the person looks at is never
 // notified: they see it happen. The profile's `notifications` setting off
@@ -127,6 +128,19 @@ function onTurnEnd(d) {
   tell('ended', didFail ? `The turn failed after ${seconds(took)}.` : `The turn ended after ${seconds(took)}.`, `turn:${turn}`);
 }
 
+// A goal works while nobody watches: when it stops by itself (a budget
+// spent, a guard, a failed turn: paused; or blocked by the agent) the
+// person is told, however short its last turn was.
+let goalState = '';
+
+function onGoal(d) {
+  const was = goalState;
+  goalState = d?.state || '';
+  if (was !== 'running' || (goalState !== 'paused' && goalState !== 'blocked')) return;
+  const note = typeof d?.note === 'string' ? d.note.replace(/^(paused|blocked):\s*/, '') : '';
+  tell('ended', note ? `The goal is ${goalState}: ${note}` : `The goal is ${goalState}.`, 'goal');
+}
+
 function onApproval(d) {
   const tool = typeof d?.name === 'string' && d.name ? d.name : 'a tool';
   tell('approval', `Waiting for your approval: ${tool}.`, `approval:${d?.tool_use_id || ''}`);
@@ -192,6 +206,7 @@ export function initNotify(live, signal) {
   started.clear();
   failed.clear();
   busySince = 0;
+  goalState = '';
   initBell(signal);
   const title = document.querySelector('title');
   if (title) {
@@ -204,6 +219,7 @@ export function initNotify(live, signal) {
   on(EV.snapshot, (d) => {
     const busy = d && busyIn(d.status_html);
     if (busy && !busySince && started.size === 0) busySince = Date.now();
+    goalState = d?.goal?.state || '';
   });
   on(EV.turnStart, (d) => started.set(d?.turn || '', Date.now()));
   on(EV.turnError, (d) => {
@@ -211,4 +227,5 @@ export function initNotify(live, signal) {
   });
   on(EV.turnEnd, onTurnEnd);
   on(EV.toolApproval, onApproval);
+  on(EV.goal, onGoal);
 }

@@ -152,3 +152,29 @@ test('the bell says why nothing changed, and turns notifications off once allowe
   await bell.click();
   await expect(bell).toHaveAttribute('aria-pressed', 'true');
 });
+
+test('a goal that a budget pauses in a hidden tab notifies, however short its last turn', async ({ page, myco, fake }) => {
+  // Room for one goal turn's first call, not for the call after it.
+  myco.useModels(fake.url, { budgets: { session_tokens: 25000 } });
+  const id = myco.writeSession({ title: 'Overnight', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.context().grantPermissions(['notifications'], { origin: myco.url });
+  await page.addInitScript(hooks);
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(page.getByTestId('notify-button')).toHaveAttribute('aria-pressed', 'true');
+
+  await setVisible(page, false);
+  await myco.api('POST', `/api/sessions/${id}/goal`, { text: 'tidy up [[goal: working]] [[usage:in=20000,out=10]]', turns: 5 });
+  await expect.poll(() => notifications(page)).toEqual([
+    {
+      title: 'Overnight',
+      body: expect.stringMatching(/^The goal is paused: the session's budget of 25,000 tokens is spent: 20,010 used, this call could use up to [\d,]+; raise budgets\.session_tokens in Settings$/),
+      tag: `myco:${id}:goal`,
+    },
+  ]);
+  await expect(page).toHaveTitle('● Overnight');
+  // The page says why too, where the turn failed.
+  await setVisible(page, true);
+  await expect(page.getByTestId('message-error').last()).toContainText("the session's budget of 25,000 tokens is spent");
+});
