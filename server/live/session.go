@@ -264,19 +264,29 @@ func (s *Session) Header() session.Summary {
 // turn slot is claimed before the message is saved, so two submissions can
 // never both start a turn.
 func (s *Session) Submit(text string, images []string, queue bool) (turn, queued string, err error) {
+	slot, queued, err := s.submit(text, images, queue)
+	if slot != nil {
+		turn = slot.turn
+	}
+	return turn, queued, err
+}
+
+// submit is Submit, returning the slot of the turn it started (nil when
+// it queued the message or failed).
+func (s *Session) submit(text string, images []string, queue bool) (slot *turnSlot, queued string, err error) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" && len(images) == 0 {
-		return "", "", ErrEmptyMessage
+		return nil, "", ErrEmptyMessage
 	}
 	if err := s.checkImages(images); err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	// The person speaking pauses a running goal (goal.go says why).
 	s.pauseGoal("paused for the person's message; /goal resumes it")
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
-		return "", "", err
+		return nil, "", err
 	}
 	if s.slot == nil {
 		slot := s.claimLocked(slotTurn)
@@ -284,14 +294,14 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		msg, err := s.appendHuman(text, images)
 		if err != nil {
 			s.release(slot, turnEnd{notStarted: true})
-			return "", "", err
+			return nil, "", err
 		}
 		s.runTurn(slot, msg.ID)
-		return slot.turn, "", nil
+		return slot, "", nil
 	}
 	s.mu.Unlock()
 	if !queue {
-		return "", "", ErrTurnRunning
+		return nil, "", ErrTurnRunning
 	}
 	// Queued while the slot is taken. Should the slot be released before
 	// this is saved, release has already looked at the queue: start it.
@@ -303,11 +313,11 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		if isClosed(err) {
 			err = ErrSessionClosed
 		}
-		return "", "", fmt.Errorf("queue message: %w", err)
+		return nil, "", fmt.Errorf("queue message: %w", err)
 	}
 	s.publishQueue()
 	s.startIfIdle()
-	return "", q.ID, nil
+	return nil, q.ID, nil
 }
 
 // refuseLocked says why the session takes no new work, if it does not.
