@@ -21,6 +21,10 @@ type fileSettings struct {
 	// StreamIdleTimeout is seconds.
 	StreamIdleTimeout *int    `json:"stream_idle_timeout"`
 	CacheTTL          *string `json:"cache_ttl"`
+	Subagents         struct {
+		MaxDepth   *int `json:"max_depth"`
+		MaxRunning *int `json:"max_running"`
+	} `json:"subagents"`
 }
 
 type fileProvider struct {
@@ -88,6 +92,8 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.ShellEnvKeep, f.ShellEnvKeep)
 	set(&s.StreamIdleTimeout, f.StreamIdleTimeout)
 	set(&s.CacheTTL, f.CacheTTL)
+	set(&s.Subagents.MaxDepth, f.Subagents.MaxDepth)
+	set(&s.Subagents.MaxRunning, f.Subagents.MaxRunning)
 	return s
 }
 

@@ -38,6 +38,7 @@ func TestDefaultSettings(t *testing.T) {
 
 		StreamIdleTimeout: 120,
 		CacheTTL:          "1h",
+		Subagents:         profiles.Subagents{MaxDepth: 2, MaxRunning: 4},
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -44,6 +44,7 @@ func (s Settings) Validate() error {
 		s.checkShellEnv(),
 		s.checkStreamIdle(),
 		s.checkCacheTTL(),
+		s.checkSubagents(),
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -20,6 +20,9 @@ type reply struct {
 	text   string
 	tool   *toolCall
 	toolID string
+	// more are further calls of the same answer (several [[tool:…]] in
+	// one message), each with an ID of toolID and its number.
+	more []toolCall
 	stop   string // Anthropic words; the OpenAI writer maps them
 	usage  usage
 	delay  time.Duration
@@ -62,7 +65,7 @@ func (c *conversation) scriptedReply(sc script, human string, round int) reply {
 	if round < len(sc.steps) {
 		st = sc.steps[round]
 	}
-	r := reply{model: c.model, delay: sc.delay, chunk: sc.chunk, tool: st.tool, stop: "end_turn"}
+	r := reply{model: c.model, delay: sc.delay, chunk: sc.chunk, tool: st.tool, more: st.more, stop: "end_turn"}
 	r.id, r.toolID = c.ids(human, round)
 	switch {
 	case st.text != nil:

@@ -89,6 +89,11 @@ type Session struct {
 	// message, so an edit is either sent or refused, never lost.
 	steer   steering
 	queueMu sync.Mutex
+	// children are the sub-agents this session's task calls run, by call
+	// (subagent.go); watch is told the states this session enters, when
+	// it is a sub-agent (its parent's card follows them).
+	children map[string]*child
+	watch    watcher
 }
 
 type approval struct {
@@ -199,6 +204,7 @@ func (s *Session) Snapshot() Snapshot {
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}
+	snap.Subagents = s.subagentEventsLocked()
 	if !s.m.opts.Models.Configured() {
 		snap.ProviderHelp = s.m.opts.Models.Help()
 	}
@@ -669,6 +675,7 @@ func (s *Session) Archive() (idle bool, err error) {
 	}
 	s.mu.Unlock()
 	s.publish(event.Status{Status: StatusArchived})
+	s.stopChildren() // an archived session's sub-agents work for nobody
 	return idle, nil
 }
 
@@ -727,6 +734,11 @@ func (s *Session) keepQueued() {
 
 func (s *Session) publish(ev event.Event) {
 	s.m.opts.Events.Publish(s.id, ev)
+	if st, ok := ev.(event.Status); ok {
+		if w := s.watch.Load(); w != nil {
+			(*w)(st.Status, st.Detail)
+		}
+	}
 }
 
 // publishMessage tells the tabs of a stored message, rendered as the page
