@@ -22,12 +22,12 @@ type reply struct {
 	toolID string
 	// more are further calls of the same answer (several [[tool:…]] in
 	// one message), each with an ID of toolID and its number.
-	more []toolCall
-	stop   string // Anthropic words; the OpenAI writer maps them
-	usage  usage
-	delay  time.Duration
-	chunk  int
-	fault  *fault // nil, or the fault this attempt suffers
+	more  []toolCall
+	stop  string // Anthropic words; the OpenAI writer maps them
+	usage usage
+	delay time.Duration
+	chunk int
+	fault *fault // nil, or the fault this attempt suffers
 	// think is the reasoning said before the reply (thinking.go); redacted
 	// puts a redacted_thinking block first. Both only when asked for.
 	think    string
