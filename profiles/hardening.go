@@ -39,6 +39,16 @@ func (s Settings) checkStreamIdle() error {
 	return nil
 }
 
+func (s Settings) checkSubagents() error {
+	if d := s.Subagents.MaxDepth; d < 0 || d > 5 {
+		return &fieldError{path: "subagents.max_depth", msg: fmt.Sprintf("must be 0 (no sub-agents) to 5, not %d", d)}
+	}
+	if n := s.Subagents.MaxRunning; n < 1 || n > 16 {
+		return &fieldError{path: "subagents.max_running", msg: fmt.Sprintf("must be 1 to 16, not %d", n)}
+	}
+	return nil
+}
+
 func (s Settings) checkCacheTTL() error {
 	if s.CacheTTL != CacheTTL5m && s.CacheTTL != CacheTTL1h {
 		return &fieldError{path: "cache_ttl", msg: fmt.Sprintf("must be %q or %q, not %q", CacheTTL5m, CacheTTL1h, s.CacheTTL)}

@@ -74,6 +74,16 @@ type Settings struct {
 	// Budgets bound the tokens and dollars of model calls per session
 	// and per day (budget.go).
 	Budgets Budgets `json:"budgets"`
+	// Subagents bound the agent's task tool (sub-agents).
+	Subagents Subagents `json:"subagents"`
+}
+
+// Subagents are the limits of sub-agents: how deep they may nest (a
+// sub-agent of a sub-agent is depth 2), and how many of one session's
+// run at once.
+type Subagents struct {
+	MaxDepth   int `json:"max_depth"`
+	MaxRunning int `json:"max_running"`
 }
 
 // Prompt cache lifetimes for cache_ttl.
@@ -150,7 +160,8 @@ func DefaultSettings() Settings {
 		// five minutes between turns: an hour-long entry costs 2x the
 		// input price to write (5 minutes: 1.25x) and saves rewriting the
 		// whole context after each such pause (README: prompt cache).
-		CacheTTL: CacheTTL1h,
+		CacheTTL:  CacheTTL1h,
+		Subagents: Subagents{MaxDepth: 2, MaxRunning: 4},
 
 		MaxModelCalls: DefaultMaxModelCalls,
 		Budgets:       Budgets{DayCostUSD: DefaultDayCostUSD},

@@ -19,10 +19,14 @@ type fileSettings struct {
 	ShellEnvDrop  *[]string               `json:"shell_env_drop"`
 	ShellEnvKeep  *[]string               `json:"shell_env_keep"`
 	// StreamIdleTimeout is seconds.
-	StreamIdleTimeout *int         `json:"stream_idle_timeout"`
-	CacheTTL          *string      `json:"cache_ttl"`
-	MaxModelCalls     *int         `json:"max_model_calls_per_turn"`
-	Budgets           *fileBudgets `json:"budgets"`
+	StreamIdleTimeout *int    `json:"stream_idle_timeout"`
+	CacheTTL          *string `json:"cache_ttl"`
+	Subagents         struct {
+		MaxDepth   *int `json:"max_depth"`
+		MaxRunning *int `json:"max_running"`
+	} `json:"subagents"`
+	MaxModelCalls *int         `json:"max_model_calls_per_turn"`
+	Budgets       *fileBudgets `json:"budgets"`
 }
 
 type fileProvider struct {
@@ -92,6 +96,8 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.CacheTTL, f.CacheTTL)
 	set(&s.MaxModelCalls, f.MaxModelCalls)
 	s.Budgets = f.Budgets.over(s.Budgets)
+	set(&s.Subagents.MaxDepth, f.Subagents.MaxDepth)
+	set(&s.Subagents.MaxRunning, f.Subagents.MaxRunning)
 	return s
 }
 

@@ -40,6 +40,7 @@ func TestDefaultSettings(t *testing.T) {
 		CacheTTL:          "1h",
 		MaxModelCalls:     50,
 		Budgets:           profiles.Budgets{DayCostUSD: 50},
+		Subagents:         profiles.Subagents{MaxDepth: 2, MaxRunning: 4},
 	}
 	got := profiles.DefaultSettings()
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -45,6 +45,7 @@ func (s Settings) Validate() error {
 		s.checkStreamIdle(),
 		s.checkCacheTTL(),
 		s.checkBudgets(),
+		s.checkSubagents(),
 	}
 	for _, err := range errs {
 		if err != nil {

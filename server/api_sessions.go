@@ -28,7 +28,7 @@ const maxJSONBody = 1 << 20
 // writes it (a few ms for 10,000 summaries, none of it held). Filtered (or
 // ?pretty, which c.JSON indents) it is encoded here.
 func (s *Server) listSessions(c echo.Context) error {
-	opts := session.ListOptions{Archived: c.QueryParam("archived") == "1"}
+	opts := session.ListOptions{Archived: c.QueryParam("archived") == "1", Subagents: c.QueryParam("subagents") == "1"}
 	q := c.QueryParam("q")
 	if _, pretty := c.QueryParams()["pretty"]; strings.TrimSpace(q) != "" || pretty {
 		sums, err := s.filtered(opts, q)

@@ -20,11 +20,19 @@ import (
 // tail is what matters, and a console log can be huge.
 const maxSidecarShown = 256 << 10
 
-func (s *Server) homePage(c echo.Context) error     { return s.listingPage(c, false) }
-func (s *Server) archivedPage(c echo.Context) error { return s.listingPage(c, true) }
+func (s *Server) homePage(c echo.Context) error { return s.listingPage(c, session.ListOptions{}) }
+func (s *Server) archivedPage(c echo.Context) error {
+	return s.listingPage(c, session.ListOptions{Archived: true})
+}
 
-func (s *Server) listingPage(c echo.Context, archived bool) error {
-	v, err := s.homeView(c, archived)
+// subagentsPage lists the sessions sub-agents ran, which the home page
+// leaves out (each is linked from its parent's task call too).
+func (s *Server) subagentsPage(c echo.Context) error {
+	return s.listingPage(c, session.ListOptions{Subagents: true})
+}
+
+func (s *Server) listingPage(c echo.Context, opts session.ListOptions) error {
+	v, err := s.homeView(c, opts)
 	if err != nil {
 		return err
 	}
@@ -67,7 +75,7 @@ func (s *Server) providerHelpPage(c echo.Context) error {
 
 // sessionRowsPartial is the list the search box and "Load more" fetch.
 func (s *Server) sessionRowsPartial(c echo.Context) error {
-	v, err := s.homeView(c, c.QueryParam("archived") == "1")
+	v, err := s.homeView(c, session.ListOptions{Archived: c.QueryParam("archived") == "1", Subagents: c.QueryParam("subagents") == "1"})
 	if err != nil {
 		return err
 	}
@@ -97,7 +105,7 @@ func (s *Server) searchPartial(c echo.Context) error {
 // homeView lists one page of sessions. Listing is cached per file, so the
 // cost of a page is the filter over summaries plus rendering 100 rows,
 // whatever the size of the profile.
-func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
+func (s *Server) homeView(c echo.Context, opts session.ListOptions) (web.HomeView, error) {
 	q := c.QueryParam("q")
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	page = max(page, 1)
@@ -108,12 +116,12 @@ func (s *Server) homeView(c echo.Context, archived bool) (web.HomeView, error) {
 		page, from = pages, 0
 	}
 	to := page * web.PageSize
-	sums, total, err := s.listWindow(session.ListOptions{Archived: archived}, q, from, to)
+	sums, total, err := s.listWindow(opts, q, from, to)
 	if err != nil {
 		return web.HomeView{}, err
 	}
 	return web.HomeView{
-		Archived: archived, Query: q, Rows: s.rows(sums),
+		Archived: opts.Archived, Subagents: opts.Subagents, Query: q, Rows: s.rows(sums),
 		Page: page, HasMore: to < total, Profile: s.opts.Profile, Now: s.opts.Now(),
 	}, nil
 }

@@ -20,6 +20,8 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/", s.homePage)
 	e.GET("/archived", s.archivedPage)
+	e.GET("/subagents", s.subagentsPage)
+	e.GET("/partials/subagents", s.subagentsCard)
 	e.GET("/partials/sessions", s.sessionRowsPartial)
 	e.GET("/partials/search", s.searchPartial)
 	e.GET("/partials/sidebar", s.sidebarPartial)
@@ -38,6 +40,7 @@ func (s *Server) routes() *echo.Echo {
 
 	api := e.Group("/api")
 	api.GET("/sessions", s.listSessions)
+	api.GET("/subagents", s.listSubagents)
 	api.POST("/sessions", s.createSession)
 	api.GET("/sessions/:id", s.getSession)
 	api.PATCH("/sessions/:id", s.patchSession)

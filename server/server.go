@@ -132,7 +132,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderToolCall:  web.ToolCallHTML, RenderToolResult: web.ToolResultHTML, RenderApproval: web.ApprovalHTML, RenderNote: web.NoteHTML, SendNote: s.leaveNote,
 		RenderQueue: web.QueuedHTML,
 		RenderGoal:  web.GoalHTML, OwnerURL: s.URL(), RenderContext: renderContext,
-		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings,
+		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {

@@ -113,9 +113,21 @@ type Parent struct {
 	Message string `json:"message,omitempty"`
 	// Title is the parent's title when it was forked: the fork is "Fork
 	// of …" until it has a title of its own.
-	Title   string         `json:"title,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Kind is ParentSubagent for a sub-agent's session, started by a task
+	// call of the parent's agent; absent for a fork the person made.
+	Kind string `json:"kind,omitempty"`
+	// Call is the ID of the parent's task call a sub-agent's session
+	// answers.
+	Call    string         `json:"call,omitempty"`
 	Unknown jsontext.Value `json:",embed"`
 }
+
+// ParentSubagent is Parent.Kind of a sub-agent's session.
+const ParentSubagent = "subagent"
+
+// IsSubagent reports whether d is a sub-agent's session.
+func (d *Document) IsSubagent() bool { return d.Parent != nil && d.Parent.Kind == ParentSubagent }
 
 // Link is a URL the agent or the person attached to the session.
 type Link struct {
@@ -252,6 +264,9 @@ type Block struct {
 	// stopped, or that was running when myco itself stopped (a crash):
 	// Content then holds the output so far.
 	Interrupted bool `json:"interrupted,omitzero"`
+	// Session, on a task call's tool_result, is the sub-agent's session
+	// that answered it.
+	Session string `json:"session,omitempty"`
 	// thinking: the model's reasoning before its answer, and Anthropic's
 	// signature of it, sent back unchanged in later calls (a thinking
 	// block without one is shown, never sent). DurationMS is how long it
@@ -451,9 +466,11 @@ type Summary struct {
 	// Failed: the latest answer failed and its error is saved
 	// (Message.Error); a listing shows the session as failed.
 	Failed bool `json:"failed,omitempty"`
-	// Parent and ParentTitle name the session this one was forked from.
+	// Parent and ParentTitle name the session this one was forked from,
+	// or whose sub-agent it is (Subagent).
 	Parent      string `json:"parent,omitempty"`
 	ParentTitle string `json:"parent_title,omitempty"`
+	Subagent    bool   `json:"subagent,omitempty"`
 	// Usage is the session's token usage by model (UsageByModel), so a
 	// listing can show what each session cost without reading it again.
 	Usage   []ModelUsage `json:"usage,omitempty"`
@@ -474,6 +491,7 @@ func (d *Document) Summarize() Summary {
 	}
 	if d.Parent != nil {
 		sum.Parent, sum.ParentTitle = d.Parent.Session, d.Parent.Title
+		sum.Subagent = d.IsSubagent()
 	}
 	return sum
 }

@@ -25,6 +25,9 @@ type ForkOptions struct {
 	// turns (0 keeps none of it).
 	KeepTurns int
 	ByTurns   bool
+	// Call, when set, makes the fork a sub-agent's session: it answers
+	// the parent's task call Call, and is titled Title.
+	Call, Title string
 }
 
 // TurnsError is a KeepTurns outside 0..Turns; it names the nearest valid
@@ -128,6 +131,9 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 	}
 	if len(kept) > 0 {
 		fork.Parent.Message = kept[len(kept)-1].ID
+	}
+	if opts.Call != "" {
+		fork.Parent.Kind, fork.Parent.Call, fork.Title = ParentSubagent, opts.Call, opts.Title
 	}
 	if err := s.Save(fork); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ type listCache struct {
 	// on it instead of polling for this store's own changes.
 	changed chan struct{}
 	folders map[string]*folder
-	views   [2]*listView // by ListOptions.Archived; nil until built
+	views   [4]*listView // by ListOptions (viewKey); nil until built
 	// scans counts the scans that stat every document (scanFiles past a
 	// quick start), for the tests.
 	scans atomic.Int64
@@ -488,14 +488,19 @@ func (c *listCache) commit(dir string, files map[string]*fileEntry, info fs.File
 	}
 }
 
-// view returns the listing of the cache's entries for active (archived
-// false) or archived sessions, from the active and archived folders. An
-// unchanged one is kept, sorted and encoded.
-func (c *listCache) view(active, archived string, wantArchived bool) *listView {
+// view returns the listing of the cache's entries opts asks for: active
+// or archived sessions (from the active and archived folders), the
+// person's own or sub-agents'. An unchanged one is kept, sorted and
+// encoded.
+func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 	k := 0
-	if wantArchived {
-		k = 1
+	if opts.Archived {
+		k |= 1
 	}
+	if opts.Subagents {
+		k |= 2
+	}
+	wanted := func(e *fileEntry) bool { return e.sum.Archived == opts.Archived && e.sum.Subagent == opts.Subagents }
 	c.mu.Lock()
 	if v := c.views[k]; v != nil && v.gen == c.gen {
 		c.mu.Unlock()
@@ -503,24 +508,30 @@ func (c *listCache) view(active, archived string, wantArchived bool) *listView {
 	}
 	gen := c.gen
 	var entries []*fileEntry
-	if wantArchived {
+	if opts.Archived {
+		// Everything in the archive folder is archived, whatever its
+		// document says (an archive cut short).
 		f := c.folder(archived)
-		if order := f.ordered(); order != nil {
-			entries = append(entries, order...)
-		} else {
-			entries = slices.AppendSeq(entries, maps.Values(f.files))
+		order := f.ordered()
+		if order == nil {
+			order = slices.AppendSeq(order, maps.Values(f.files))
+		}
+		for _, e := range order {
+			if e.sum.Subagent == opts.Subagents {
+				entries = append(entries, e)
+			}
 		}
 	}
 	f := c.folder(active)
 	if order := f.ordered(); order != nil {
 		for _, e := range order {
-			if e.sum.Archived == wantArchived {
+			if wanted(e) {
 				entries = append(entries, e)
 			}
 		}
 	} else {
 		for _, e := range f.files {
-			if e.sum.Archived == wantArchived {
+			if wanted(e) {
 				entries = append(entries, e)
 			}
 		}
@@ -583,6 +594,10 @@ func (v *listView) writeJSON(w io.Writer) error {
 type ListOptions struct {
 	// Archived lists archived sessions instead of active ones.
 	Archived bool
+	// Subagents lists sub-agents' sessions instead of the person's own:
+	// a sub-agent's session belongs under its parent, not among the
+	// sessions a person started.
+	Subagents bool
 }
 
 // List returns summaries newest first (by updated_at). Active listing reads
@@ -670,7 +685,7 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 			return nil, err
 		}
 	}
-	v := s.cache.view(s.dir, s.archivedDir, opts.Archived)
+	v := s.cache.view(s.dir, s.archivedDir, opts)
 	s.listedOnce.Do(func() { close(s.listed) })
 	return v, nil
 }

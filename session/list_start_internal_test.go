@@ -67,7 +67,7 @@ func TestViewOrder(t *testing.T) {
 			c := newListCache()
 			f := c.folder("s")
 			f.files, f.order = tt.files, tt.order
-			v := c.view("s", "s/archived", false)
+			v := c.view("s", "s/archived", ListOptions{})
 			sums := v.summaries()
 			if len(sums) != len(tt.files) {
 				t.Fatalf("listed %d, want %d", len(sums), len(tt.files))

@@ -273,35 +273,51 @@ func appendFile(buf []byte, path string) ([]byte, error) {
 	}
 }
 
-// searchOrder lists every readable session, active and archived, newest
+// searchOrder lists every readable session, active and archived, the
+// person's own and sub-agents', newest
 // first, each with the folder it was listed in. The listing's cache makes
 // this cheap; damaged documents are left out before anything opens them
 // again.
 func (s *Store) searchOrder() ([]candidate, error) {
-	active, err := s.List(ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	archived, err := s.List(ListOptions{Archived: true})
-	if err != nil {
-		return nil, err
+	// Sub-agents' sessions too: what a sub-agent found is the person's to
+	// find. List's slices are shared and read only: the candidates point
+	// into them.
+	var active, archived [][]Summary
+	n := 0
+	for _, sub := range []bool{false, true} {
+		a, err := s.List(ListOptions{Subagents: sub})
+		if err != nil {
+			return nil, err
+		}
+		b, err := s.List(ListOptions{Archived: true, Subagents: sub})
+		if err != nil {
+			return nil, err
+		}
+		active, archived = append(active, a), append(archived, b)
+		n += len(a) + len(b)
 	}
 	// A session listed in both folders (moved while they were listed)
 	// is searched once, where the listing found it active.
-	inArchive := make(map[string]bool, len(archived))
-	for _, sum := range archived {
-		inArchive[sum.ID] = true
-	}
-	out := make([]candidate, 0, len(active)+len(archived))
-	for i := range active {
-		if active[i].Damaged == "" {
-			out = append(out, candidate{sum: &active[i], dir: s.dir})
-			delete(inArchive, active[i].ID)
+	inArchive := make(map[string]bool, n)
+	for _, sums := range archived {
+		for _, sum := range sums {
+			inArchive[sum.ID] = true
 		}
 	}
-	for i := range archived {
-		if archived[i].Damaged == "" && inArchive[archived[i].ID] {
-			out = append(out, candidate{sum: &archived[i], dir: s.archivedDir})
+	out := make([]candidate, 0, n)
+	for _, sums := range active {
+		for i := range sums {
+			if sums[i].Damaged == "" {
+				out = append(out, candidate{sum: &sums[i], dir: s.dir})
+				delete(inArchive, sums[i].ID)
+			}
+		}
+	}
+	for _, sums := range archived {
+		for i := range sums {
+			if sums[i].Damaged == "" && inArchive[sums[i].ID] {
+				out = append(out, candidate{sum: &sums[i], dir: s.archivedDir})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b candidate) int { return newestFirst(a.sum, b.sum) })

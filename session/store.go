@@ -174,6 +174,11 @@ func ValidateID(id string) error {
 // NewSession is what Create needs; every field is optional.
 type NewSession struct {
 	Title, Model, Cwd string
+	// Parent, for a sub-agent's session, names the session it works for;
+	// Mode is the mode it starts in (a sub-agent of a session in plan mode
+	// plans too).
+	Parent *Parent
+	Mode   string
 }
 
 // Create makes a new session with a UUIDv7 ID (time-ordered) and one empty
@@ -186,6 +191,7 @@ func (s *Store) Create(n NewSession) (*Document, error) {
 	now := s.now().UTC()
 	doc := &Document{
 		Schema: Schema, ID: id.String(), Title: n.Title, Model: n.Model, Cwd: n.Cwd,
+		Parent: n.Parent, Mode: n.Mode,
 		CreatedAt: now, UpdatedAt: now,
 		Threads: []Thread{{CreatedAt: now, Messages: []Message{}}},
 	}

@@ -38,6 +38,9 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 	if sum.ParentTitle != "" {
 		b = appendField(b, `,"parent_title":`, sum.ParentTitle)
 	}
+	if sum.Subagent {
+		b = append(b, `,"subagent":true`...)
+	}
 	if len(sum.Usage) > 0 {
 		b = appendUsage(append(b, `,"usage":`...), sum.Usage)
 	}

@@ -4,6 +4,7 @@
 //
 //   conversation.js  messages, text deltas, finished messages, turn lines
 //   tools.js         tool calls, a command's live output, elapsed time
+//   subagent.js      the sub-agent strip in a task call's card
 //   approvals.js     approval cards (diff.js draws their diffs)
 //   status.js        the status chip, the Stop button, stopping
 //   composer.js      the message box's state; send.js sends (attachments.js:
@@ -44,6 +45,7 @@ import {
   settle,
 } from './conversation.js';
 import { initTools, onToolEnd, onToolOutput, onToolStart, syncRunning } from './tools.js';
+import { initSubagents, onSubagent, syncSubagents } from './subagent.js';
 import { addApproval, initApprovals, onApprovalStatus, removeApproval, syncApprovals } from './approvals.js';
 import { toggleDiff } from './diff.js';
 import { renderQueued } from './queued.js';
@@ -100,6 +102,7 @@ async function onSnapshot(d) {
   // After the notes (a !command's card is its note's), before the
   // approvals (a call waiting for one is running, and says it waits).
   syncRunning(Array.isArray(d.running) ? d.running : []);
+  syncSubagents(Array.isArray(d.subagents) ? d.subagents : []);
   syncApprovals(Array.isArray(d.approvals) ? d.approvals : []);
   onQueue(d.queued, d.queued_html ?? '');
   if (d.goal) onGoal(d.goal);
@@ -149,6 +152,7 @@ const handlers = {
   [EV.turnUndone]: (d) => markUndone(Array.isArray(d?.messages) ? d.messages : [], !!d?.undone),
   [EV.mode]: onMode,
   [EV.planReady]: onPlanReady,
+  [EV.subagent]: onSubagent,
 };
 
 /** @param {EventSource} es @param {AbortSignal} signal */
@@ -191,6 +195,7 @@ export function initChat(signal) {
   initPlan(signal);
   initStatus();
   initTools(signal);
+  initSubagents(signal);
   initSteer();
   initThinking();
   const root = document.querySelector('#composer [data-composer]');

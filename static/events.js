@@ -32,6 +32,7 @@ export const EV = Object.freeze({
   mode: 'mode',
   planReady: 'plan.ready',
   turnUndone: 'turn.undone',
+  subagent: 'subagent',
   // The profile's stream (/api/events): the listing changed.
   sessionsSnapshot: 'sessions.snapshot',
   sessionAdded: 'session.added',

@@ -146,6 +146,14 @@ function onApproval(d) {
   tell('approval', `Waiting for your approval: ${tool}.`, `approval:${d?.tool_use_id || ''}`);
 }
 
+// onSubagent tells of a sub-agent that waits for an approval: the
+// person answers it in the sub-agent's session, which its card links to.
+function onSubagent(d) {
+  if (d?.status !== 'approval') return;
+  const title = typeof d.title === 'string' && d.title ? d.title : 'a sub-agent';
+  tell('approval', `A sub-agent waits for your approval: ${title}.`, `subagent:${d.session || ''}:${d.detail || ''}`);
+}
+
 // --- The bell ---------------------------------------------------------------
 
 const bellTitles = {
@@ -228,4 +236,5 @@ export function initNotify(live, signal) {
   on(EV.turnEnd, onTurnEnd);
   on(EV.toolApproval, onApproval);
   on(EV.goal, onGoal);
+  on(EV.subagent, onSubagent);
 }

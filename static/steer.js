@@ -15,6 +15,7 @@ import { keepBottom } from './scroll.js';
 import { box } from './thread.js';
 import { note, noteAbout, urls } from './composer.js';
 import { usageFigures } from './usage.js';
+import { subagentsList } from './subagent.js';
 
 // --- Commands -------------------------------------------------------------------
 
@@ -38,6 +39,11 @@ export const steerActions = {
   },
   usage: async () => {
     showCard(await usageCard());
+  },
+  subagents: async () => {
+    const c = card('subagents-card', 'Sub-agents running');
+    c.append(await subagentsList());
+    showCard(c);
   },
 };
 

@@ -76,6 +76,7 @@ var Commands = []Command{
 	{Name: "queue", Args: "TEXT", Help: "Send a message once the current turn is done (what Enter does during a turn); it can be edited until it starts"},
 	{Name: "btw", Args: "QUESTION", Help: "Ask a side question about the conversation: answered in a card, not kept, not sent to the model later"},
 	{Name: "usage", Help: "Tokens, cache hit and cost of the last turn and of the session"},
+	{Name: "subagents", Help: "The sub-agents running now (the agent starts them with its task tool), each with Stop"},
 	{Name: "think", Args: "[off|low|medium|high|max|default]", Help: "How hard the model thinks in this session (its reasoning shows folded in the answer); alone, shows the level"},
 	{Name: "personality", Args: "[NAME|off]", Help: "Answer as a persona from settings.json's personalities in this session; alone, lists them"},
 	{Name: "goal", Args: "[--turns N] [TEXT|off]", Help: "Keep the agent working on TEXT turn after turn (10 turns by default, at most 100) until it reports done or blocked; alone, shows the goal and resumes it when paused; off stops it after the current step"},

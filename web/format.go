@@ -28,7 +28,7 @@ func indentJSON(v jsontext.Value) string {
 
 // previewKeys are the input fields that say what a call does at a glance,
 // in the order they are looked for.
-var previewKeys = []string{"command", "path", "action", "query", "url", "pattern"}
+var previewKeys = []string{"command", "path", "action", "query", "url", "pattern", "description"}
 
 // maxPreview bounds a call's one-line preview, in characters.
 const maxPreview = 80

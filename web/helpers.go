@@ -23,6 +23,9 @@ func errorTitle(status int) string {
 }
 
 func listPage(v HomeView) string {
+	if v.Subagents {
+		return "subagents"
+	}
 	if v.Archived {
 		return "archived"
 	}

@@ -86,6 +86,8 @@ type ToolResultView struct {
 	// Interrupted: the call was stopped, or myco stopped under it, and
 	// Output is what it had written by then.
 	Interrupted bool
+	// Subagent is the session of the sub-agent that answered a task call.
+	Subagent string
 }
 
 // NewMessageView returns the view of m on its own: tool results are shown
@@ -277,6 +279,7 @@ func newToolResultView(b session.Block) *ToolResultView {
 		Duration:    time.Duration(b.DurationMS) * time.Millisecond,
 		Diff:        NewDiffView(resultDiff(b)),
 		Interrupted: b.Interrupted,
+		Subagent:    b.Session,
 	}
 }
 

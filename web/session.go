@@ -216,6 +216,9 @@ type ParentView struct {
 	Point string
 	// Gone: the parent was deleted; it is named, not linked.
 	Gone bool
+	// Subagent: this session is the parent's sub-agent (a task call of
+	// its agent started it), not a fork the person made.
+	Subagent bool
 	// recorded is the parent's title when it was forked, which an untitled
 	// fork is named by ("Fork of …"), as the listings name it.
 	recorded string
@@ -254,7 +257,7 @@ func newParentView(doc *session.Document, l Lineage) *ParentView {
 	return &ParentView{
 		SessionID: p.Session, Thread: p.Thread, Message: p.Message,
 		Title: titleOr(title), Point: forkPoint(doc), Gone: l.ParentGone,
-		recorded: p.Title,
+		Subagent: doc.IsSubagent(), recorded: p.Title,
 	}
 }
 

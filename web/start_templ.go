@@ -42,7 +42,7 @@ type PageInfo struct {
 // StartsEmpty reports whether the listing is a profile's first look: the
 // home page, unfiltered, with no session yet. It offers to start one.
 func (v HomeView) StartsEmpty() bool {
-	return len(v.Rows) == 0 && v.FirstPage() && v.Query == "" && !v.Archived
+	return len(v.Rows) == 0 && v.FirstPage() && v.Query == "" && !v.Archived && !v.Subagents
 }
 
 // newSessionButton opens the new-session dialog (static/newsession.js); focus

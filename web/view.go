@@ -23,6 +23,9 @@ const untitled = "Untitled"
 type HomeView struct {
 	Title    string // heading and <title>; a default follows Archived when empty
 	Archived bool   // the archived listing: rows get Restore instead of Archive
+	// Subagents: the listing of sub-agents' sessions, which the others
+	// leave out.
+	Subagents bool
 	Query    string // the filter the rows were chosen by
 	Rows     []SessionRow
 	Page     int  // 1-based page these rows are; 0 counts as 1
@@ -110,8 +113,12 @@ func (v HomeView) Heading() string {
 	switch {
 	case v.Title != "":
 		return v.Title
+	case v.Archived && v.Subagents:
+		return "Archived sub-agents"
 	case v.Archived:
 		return "Archived sessions"
+	case v.Subagents:
+		return "Sub-agents"
 	default:
 		return "Sessions"
 	}
@@ -119,7 +126,10 @@ func (v HomeView) Heading() string {
 
 // PageURL is the full page this listing lives at (the search form's action).
 func (v HomeView) PageURL() string {
-	if v.Archived {
+	switch {
+	case v.Subagents:
+		return "/subagents"
+	case v.Archived:
 		return "/archived"
 	}
 	return "/"
@@ -152,6 +162,9 @@ func (v HomeView) partialURL(query string, page int) string {
 	if v.Archived {
 		q.Set("archived", "1")
 	}
+	if v.Subagents {
+		q.Set("subagents", "1")
+	}
 	if query != "" {
 		q.Set("q", query)
 	}
@@ -175,6 +188,8 @@ func (v HomeView) EmptyText() string {
 	switch {
 	case v.Query != "":
 		return "No title, model or ID matches “" + v.Query + "”."
+	case v.Subagents:
+		return "No sub-agent has run yet: the agent starts one with its task tool."
 	case v.Archived:
 		return "No archived sessions."
 	default:

@@ -116,12 +116,12 @@ func (a *anthropicStream) text(delta string) error {
 	return a.delta(map[string]any{"type": "text_delta", "text": delta})
 }
 
-func (a *anthropicStream) toolStart(id, name string) error {
+func (a *anthropicStream) toolStart(_ int, id, name string) error {
 	a.inText = false
 	return a.startBlock(map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{}})
 }
 
-func (a *anthropicStream) toolDelta(partialJSON string) error {
+func (a *anthropicStream) toolDelta(_ int, partialJSON string) error {
 	return a.delta(map[string]any{"type": "input_json_delta", "partial_json": partialJSON})
 }
 

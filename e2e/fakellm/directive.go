@@ -31,6 +31,7 @@ type script struct {
 type step struct {
 	text     *string
 	tool     *toolCall
+	more     []toolCall // further calls in the same answer
 	fault    *fault
 	think    *string // reasoning before the reply, when the request asks for it
 	redacted bool    // a redacted_thinking block first (Anthropic)
@@ -171,6 +172,10 @@ func addReply(st *step, name, arg string) error {
 		return nil
 	case "tool":
 		t, err := parseTool(arg)
+		if st.tool != nil { // a second call in the same answer
+			st.more = append(st.more, t)
+			return err
+		}
 		st.tool = &t
 		return err
 	case "think":
@@ -199,6 +204,9 @@ func parseTool(arg string) (toolCall, error) {
 	if err := json.Unmarshal([]byte(input), &obj); err != nil {
 		return toolCall{}, fmt.Errorf("tool input must be a JSON object: %w", err)
 	}
+	// ⟦ and ⟧ in the input are [[ and ]] in the call: a prompt the call
+	// carries (a sub-agent's task) can hold directives of its own.
+	input = strings.NewReplacer("⟦", "[[", "⟧", "]]").Replace(input)
 	return toolCall{name: name, input: json.RawMessage(input)}, nil
 }
 

@@ -103,13 +103,13 @@ func (o *openaiStream) text(delta string) error {
 	return o.delta(map[string]any{"content": delta}, nil)
 }
 
-func (o *openaiStream) toolStart(id, name string) error {
-	call := map[string]any{"index": 0, "id": id, "type": "function", "function": map[string]any{"name": name, "arguments": ""}}
+func (o *openaiStream) toolStart(i int, id, name string) error {
+	call := map[string]any{"index": i, "id": id, "type": "function", "function": map[string]any{"name": name, "arguments": ""}}
 	return o.delta(map[string]any{"tool_calls": []any{call}}, nil)
 }
 
-func (o *openaiStream) toolDelta(partialJSON string) error {
-	call := map[string]any{"index": 0, "function": map[string]any{"arguments": partialJSON}}
+func (o *openaiStream) toolDelta(i int, partialJSON string) error {
+	call := map[string]any{"index": i, "function": map[string]any{"arguments": partialJSON}}
 	return o.delta(map[string]any{"tool_calls": []any{call}}, nil)
 }
 

@@ -20,11 +20,14 @@ type reply struct {
 	text   string
 	tool   *toolCall
 	toolID string
-	stop   string // Anthropic words; the OpenAI writer maps them
-	usage  usage
-	delay  time.Duration
-	chunk  int
-	fault  *fault // nil, or the fault this attempt suffers
+	// more are further calls of the same answer (several [[tool:…]] in
+	// one message), each with an ID of toolID and its number.
+	more  []toolCall
+	stop  string // Anthropic words; the OpenAI writer maps them
+	usage usage
+	delay time.Duration
+	chunk int
+	fault *fault // nil, or the fault this attempt suffers
 	// think is the reasoning said before the reply (thinking.go); redacted
 	// puts a redacted_thinking block first. Both only when asked for.
 	think    string
@@ -62,7 +65,7 @@ func (c *conversation) scriptedReply(sc script, human string, round int) reply {
 	if round < len(sc.steps) {
 		st = sc.steps[round]
 	}
-	r := reply{model: c.model, delay: sc.delay, chunk: sc.chunk, tool: st.tool, stop: "end_turn"}
+	r := reply{model: c.model, delay: sc.delay, chunk: sc.chunk, tool: st.tool, more: st.more, stop: "end_turn"}
 	r.id, r.toolID = c.ids(human, round)
 	switch {
 	case st.text != nil:

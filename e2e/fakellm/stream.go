@@ -19,8 +19,8 @@ var errCut = errors.New("fakellm: cut")
 type emitter interface {
 	begin() error
 	text(delta string) error
-	toolStart(id, name string) error
-	toolDelta(partialJSON string) error
+	toolStart(i int, id, name string) error
+	toolDelta(i int, partialJSON string) error
 	finish(stop string, u usage) error
 	malformed() error
 	streamError() error
@@ -66,12 +66,18 @@ func playTool(p *pacer, e emitter, r reply) error {
 	if r.tool == nil {
 		return nil
 	}
-	if err := e.toolStart(r.toolID, r.tool.name); err != nil {
-		return err
-	}
-	for _, piece := range pieces(string(r.tool.input), 12) {
-		if err := p.next(func() error { return e.toolDelta(piece) }); err != nil {
+	for i, call := range append([]toolCall{*r.tool}, r.more...) {
+		id := r.toolID
+		if i > 0 {
+			id = fmt.Sprintf("%s_%d", r.toolID, i)
+		}
+		if err := e.toolStart(i, id, call.name); err != nil {
 			return err
+		}
+		for _, piece := range pieces(string(call.input), 12) {
+			if err := p.next(func() error { return e.toolDelta(i, piece) }); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -30,6 +30,7 @@ var all = []Event{
 	Goal{},
 	Mode{}, PlanReady{},
 	TurnUndone{},
+	Subagent{},
 	SessionsSnapshot{}, SessionAdded{}, SessionChanged{}, SessionRemoved{},
 	SettingsChanged{},
 }
@@ -79,6 +80,9 @@ type Snapshot struct {
 	// Running are the calls and the person's !commands running as of
 	// Seq, filled by the hub, each with the tail of its output so far.
 	Running []RunningTool `json:"running,omitempty"`
+	// Subagents are the sub-agents the running turn's task calls started
+	// that still run, as their last subagent event said.
+	Subagents []Subagent `json:"subagents,omitempty"`
 }
 
 // RunningTool is a tool call or a person's !command still running when a
@@ -336,6 +340,28 @@ func (CompactionStart) Name() string { return "compaction.start" }
 func (CompactionEnd) Name() string   { return "compaction.end" }
 func (ThreadNew) Name() string       { return "thread.new" }
 func (Panel) Name() string           { return "panel" }
+func (Subagent) Name() string        { return "subagent" }
+
+// Sub-agent states as the subagent event says them beside the child's own
+// live states (thinking, tool, approval…).
+const (
+	SubagentDone    = "done"    // it answered; its answer is the call's outcome
+	SubagentFailed  = "failed"  // its turn failed
+	SubagentStopped = "stopped" // stopped, by the person or with the parent's turn
+)
+
+// Subagent is a sub-agent a task call of this session started, when it
+// starts, when its state changes (an approval it waits for is
+// "approval"), and when it ends. HTML is its strip inside the call's
+// card, as the page renders it.
+type Subagent struct {
+	ToolUseID string `json:"tool_use_id"`
+	Session   string `json:"session"`
+	Title     string `json:"title"`
+	Status    string `json:"status"`
+	Detail    string `json:"detail,omitempty"`
+	HTML      string `json:"html,omitempty"`
+}
 
 // The profile's stream (GET /api/events) tells every tab of the profile
 // when its listing changes. Its events are small: a tab refetches the rows

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -398,5 +399,45 @@ func TestReservationsInFlightCount(t *testing.T) {
 	r.settle(session.Usage{}, &llm.Error{Provider: "anthropic", Retryable: true, Err: io.ErrUnexpectedEOF})
 	if got := s.Budget().Day.Tokens; got != 1_300 {
 		t.Fatalf("day after a cut stream without usage: %d tokens, want 1,300", got)
+	}
+}
+
+// A sub-agent's calls count against its parent's budget: a child whose
+// first call does not fit what the parent has left is refused before it
+// is sent, and the parent's task call says why.
+func TestBudgetStopsASubagent(t *testing.T) {
+	e, fake := newSubagentEnv(t, profiles.Subagents{MaxDepth: 2, MaxRunning: 4})
+	st := e.opts.Settings.Current()
+	st.Budgets.SessionTokens = 25_000
+	e.opts.Settings = profiles.NewLiveSettings(st)
+	parent := e.newSession(t)
+	// The parent's first call uses 20,000 tokens; the child's could use
+	// over 8,192 (its output limit), more than the 5,000 left.
+	r, err := parent.Run(context.Background(), taskCall(t, "look around", "⟦say:all clear⟧", false)+" [[usage:in=20000]]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failure := ""
+	if r.Err != nil {
+		failure = r.Err.Error()
+	}
+	var child string
+	for id, r := range results(parent) {
+		child = r.Session
+		out := resultText(t, r)
+		if !strings.Contains(out, "failed: the budget of session "+parent.ID()+" (this sub-agent's parent) of 25,000 tokens is spent: 20,0") {
+			t.Fatalf("task %s outcome %q, want the parent's budget named", id, out)
+		}
+	}
+	if child == "" {
+		t.Fatalf("no sub-agent was started; turn error %q, results %v", failure, results(parent))
+	}
+	// Only the parent's first call reached the model: neither the child's
+	// nor the parent's next one (which does not fit either).
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("%d model requests, want 1", n)
+	}
+	if !strings.Contains(failure, "the session's budget of 25,000 tokens is spent") {
+		t.Fatalf("the parent's turn error %q, want its own budget spent", failure)
 	}
 }

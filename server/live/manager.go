@@ -81,6 +81,9 @@ type Options struct {
 	// RenderQueue renders the queue's items as the page lists them, for
 	// the queued event and a snapshot; nil: they go without html.
 	RenderQueue func([]session.Queued) (string, error)
+	// RenderSubagent renders a sub-agent's strip in its task call's card,
+	// for the subagent event; nil: the event goes without it.
+	RenderSubagent func(sessionID string, ev event.Subagent) (string, error)
 	// RenderPlanReady renders the "Build this plan?" card, for plan.ready
 	// (plan.go); nil: the event goes without it.
 	RenderPlanReady func() (string, error)

@@ -89,6 +89,11 @@ type Session struct {
 	// message, so an edit is either sent or refused, never lost.
 	steer   steering
 	queueMu sync.Mutex
+	// children are the sub-agents this session's task calls run, by call
+	// (subagent.go); watch is told the states this session enters, when
+	// it is a sub-agent (its parent's card follows them).
+	children map[string]*child
+	watch    watcher
 	// budgetParents are the sessions whose budgets this one's model calls
 	// also count against, nearest first (ChargeAlsoTo, budget.go); s.mu.
 	budgetParents []string
@@ -202,6 +207,7 @@ func (s *Session) Snapshot() Snapshot {
 	for _, a := range s.approvals {
 		snap.Approvals = append(snap.Approvals, s.approvalEvent(a))
 	}
+	snap.Subagents = s.subagentEventsLocked()
 	if !s.m.opts.Models.Configured() {
 		snap.ProviderHelp = s.m.opts.Models.Help()
 	}
@@ -267,19 +273,29 @@ func (s *Session) Header() session.Summary {
 // turn slot is claimed before the message is saved, so two submissions can
 // never both start a turn.
 func (s *Session) Submit(text string, images []string, queue bool) (turn, queued string, err error) {
+	slot, queued, err := s.submit(text, images, queue)
+	if slot != nil {
+		turn = slot.turn
+	}
+	return turn, queued, err
+}
+
+// submit is Submit, returning the slot of the turn it started (nil when
+// it queued the message or failed).
+func (s *Session) submit(text string, images []string, queue bool) (slot *turnSlot, queued string, err error) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" && len(images) == 0 {
-		return "", "", ErrEmptyMessage
+		return nil, "", ErrEmptyMessage
 	}
 	if err := s.checkImages(images); err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	// The person speaking pauses a running goal (goal.go says why).
 	s.pauseGoal("paused for the person's message; /goal resumes it")
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
-		return "", "", err
+		return nil, "", err
 	}
 	if s.slot == nil {
 		slot := s.claimLocked(slotTurn)
@@ -287,14 +303,14 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		msg, err := s.appendHuman(text, images)
 		if err != nil {
 			s.release(slot, turnEnd{notStarted: true})
-			return "", "", err
+			return nil, "", err
 		}
 		s.runTurn(slot, msg.ID)
-		return slot.turn, "", nil
+		return slot, "", nil
 	}
 	s.mu.Unlock()
 	if !queue {
-		return "", "", ErrTurnRunning
+		return nil, "", ErrTurnRunning
 	}
 	// Queued while the slot is taken. Should the slot be released before
 	// this is saved, release has already looked at the queue: start it.
@@ -306,11 +322,11 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 		if isClosed(err) {
 			err = ErrSessionClosed
 		}
-		return "", "", fmt.Errorf("queue message: %w", err)
+		return nil, "", fmt.Errorf("queue message: %w", err)
 	}
 	s.publishQueue()
 	s.startIfIdle()
-	return "", q.ID, nil
+	return nil, q.ID, nil
 }
 
 // refuseLocked says why the session takes no new work, if it does not.
@@ -662,6 +678,7 @@ func (s *Session) Archive() (idle bool, err error) {
 	}
 	s.mu.Unlock()
 	s.publish(event.Status{Status: StatusArchived})
+	s.stopChildren() // an archived session's sub-agents work for nobody
 	return idle, nil
 }
 
@@ -720,6 +737,11 @@ func (s *Session) keepQueued() {
 
 func (s *Session) publish(ev event.Event) {
 	s.m.opts.Events.Publish(s.id, ev)
+	if st, ok := ev.(event.Status); ok {
+		if w := s.watch.Load(); w != nil {
+			(*w)(st.Status, st.Detail)
+		}
+	}
 }
 
 // publishMessage tells the tabs of a stored message, rendered as the page

@@ -52,6 +52,11 @@ type turnSlot struct {
 	snapshotted chan struct{}
 	// ranTools: the turn ran a tool (set by its loop, read once it ended).
 	ranTools bool
+	// answer is the text of the turn's last answer (set by its loop);
+	// end is how it ended, set by release before done is closed: what
+	// Run returns to a caller that waits for the turn (run.go).
+	answer string
+	end    turnEnd
 }
 
 // turnEnd is how a slot's work ended, for release to tell the tabs.
@@ -146,6 +151,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	if slot.kind == slotTurn && !end.notStarted {
 		s.goalTurnEnded(end) // before done: a closing session still saves it
 	}
+	slot.end = end
 	slot.cancel()
 	close(slot.done)
 

@@ -37,6 +37,7 @@ func (s *Session) toolDefs() []llm.Tool {
 		{Name: "write_file", Description: tools.WriteFileDescription, InputSchema: tools.WriteFileSchema},
 		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},
 		goalToolDef,
+		taskToolDef,
 	}
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
@@ -60,17 +61,29 @@ type toolOutcome struct {
 func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 	results := make([]session.Block, 0, len(uses))
 	caller := s.callerOf(uses)
+	// The round's task calls start together: sub-agents work at once, and
+	// each outcome is recorded in its call's place.
+	tasks := map[string]chan toolOutcome{}
+	for _, use := range uses {
+		if use.Name != taskTool || ctx.Err() != nil {
+			continue
+		}
+		s.startTool(caller, use)
+		done := make(chan toolOutcome, 1)
+		tasks[use.ID] = done
+		go func() { done <- s.runTool(ctx, use) }()
+	}
 	for _, use := range uses {
 		var out toolOutcome
 		ran := ctx.Err() == nil
-		if !ran {
+		task, started := tasks[use.ID]
+		switch {
+		case started:
+			out, ran = <-task, true
+		case !ran:
 			out = toolOutcome{output: "Not run: the person stopped the turn.", isError: true}
-		} else {
-			s.w.StartTool(use.ID)
-			s.publish(event.ToolStart{
-				Message: caller, ToolUseID: use.ID, Tool: use.Name, Input: rawJSON(use.Input),
-				HTML: s.render("tool call", s.m.opts.RenderToolCall, use),
-			})
+		default:
+			s.startTool(caller, use)
 			out = s.runTool(ctx, use)
 		}
 		content, _ := json.Marshal(out.output)
@@ -101,6 +114,15 @@ func (s *Session) runTools(ctx context.Context, uses []session.Block) error {
 	return ctx.Err()
 }
 
+// startTool marks a call as started, in the journal and to the tabs.
+func (s *Session) startTool(caller string, use session.Block) {
+	s.w.StartTool(use.ID)
+	s.publish(event.ToolStart{
+		Message: caller, ToolUseID: use.ID, Tool: use.Name, Input: rawJSON(use.Input),
+		HTML: s.render("tool call", s.m.opts.RenderToolCall, use),
+	})
+}
+
 func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 	start := time.Now()
 	if out, refused := s.planRefusal(use); refused { // plan.go
@@ -125,6 +147,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runGoalStatus(use)
 	case todoTool:
 		out = s.runTodoWrite(use)
+	case taskTool:
+		out = s.runTask(ctx, use)
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}

@@ -93,6 +93,7 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 		}
 		s.noteContext(resp.Usage)
 		uses := toolUses(resp.Content)
+		slot.answer = textOfBlocks(resp.Content)
 		if len(uses) == 0 {
 			// A settled boundary after the answer: at most one compaction
 			// per submission, and the turn ends; nothing runs by itself.
