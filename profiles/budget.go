@@ -29,6 +29,10 @@ const DefaultDayCostUSD = 50
 // otherwise: a turn that needs more is more likely a loop than work.
 const DefaultMaxModelCalls = 50
 
+// maxModelCallsLimit bounds max_model_calls_per_turn: a turn of more
+// calls is a runaway whatever the person meant.
+const maxModelCallsLimit = 1000
+
 // fileBudgets is budgets as written; a key left out keeps its default.
 type fileBudgets struct {
 	SessionTokens  *int64   `json:"session_tokens"`
@@ -49,8 +53,8 @@ func (f *fileBudgets) over(b Budgets) Budgets {
 }
 
 func (s Settings) checkBudgets() error {
-	if s.MaxModelCalls < 1 {
-		return &fieldError{path: "max_model_calls_per_turn", msg: fmt.Sprintf("must be at least 1, not %d", s.MaxModelCalls)}
+	if s.MaxModelCalls < 1 || s.MaxModelCalls > maxModelCallsLimit {
+		return &fieldError{path: "max_model_calls_per_turn", msg: fmt.Sprintf("must be at least 1 and at most %d, not %d", maxModelCallsLimit, s.MaxModelCalls)}
 	}
 	tokens := []struct {
 		key string

@@ -33,6 +33,7 @@ func TestBudgetSettings(t *testing.T) {
 		{name: "negative cost", file: `{"budgets": {"session_cost_usd": -1}}`, wantErr: "budgets.session_cost_usd must be an amount in US dollars"},
 		{name: "negative tokens", file: `{"budgets": {"day_tokens": -5}}`, wantErr: "budgets.day_tokens must be a number of tokens"},
 		{name: "no calls", file: `{"max_model_calls_per_turn": 0}`, wantErr: "max_model_calls_per_turn must be at least 1"},
+		{name: "too many calls", file: `{"max_model_calls_per_turn": 5000}`, wantErr: "at most 1000"},
 		{name: "a typo is a warning, not a budget", file: `{"budgets": {"sesion_cost_usd": 1}}`, want: profiles.Budgets{DayCostUSD: 50}, wantCalls: 50},
 	}
 	for _, tt := range tests {

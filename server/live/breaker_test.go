@@ -96,3 +96,31 @@ func TestCompactionBreakerStopsACompactingLoop(t *testing.T) {
 		})
 	}
 }
+
+// A compaction a budget refuses is not the compaction's failure: automatic
+// compaction stays on (it runs once the budget is raised), and the turn
+// stops at its next call, saying which budget is spent.
+func TestBudgetRefusedCompactionKeepsAutoCompaction(t *testing.T) {
+	model := &loopModel{summaryWords: 10}
+	e := newFileEnv(t, func(o *Options) {
+		o.Models = model
+		o.DefaultModel = "fake/loop-model"
+		// The first call (50,010 tokens reported) fits; nothing after it.
+		o.Settings = profiles.NewLiveSettings(profiles.Settings{Budgets: profiles.Budgets{SessionTokens: 54_000}})
+		o.Limits = func(string) Limits { return Limits{ContextWindow: 200_000, CompactAt: 20_000} }
+	})
+	s := e.titledSession(t)
+	failure := e.turn(t, s, "loop")
+	if calls, summaries := model.counts(); calls != 1 || summaries != 0 {
+		t.Fatalf("%d calls, %d summaries; want the first call only", calls, summaries)
+	}
+	if !strings.Contains(failure, "the session's budget of 54,000 tokens is spent: 50,010 used") {
+		t.Fatalf("turn error %q, want the session's budget", failure)
+	}
+	s.mu.Lock()
+	off := s.autoOff
+	s.mu.Unlock()
+	if off != "" {
+		t.Fatalf("automatic compaction turned off by a budget: %q", off)
+	}
+}

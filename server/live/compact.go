@@ -83,6 +83,10 @@ func (s *Session) autoCompact(ctx context.Context, reason string) bool {
 	switch {
 	case ctx.Err() != nil:
 		return false
+	case errors.Is(err, ErrBudget):
+		// Not the compaction's fault: it runs again once the budget is
+		// raised, and the turn's next call says what is spent (budget.go).
+		return false
 	case err != nil:
 		s.turnAutoOff("the last compaction failed: " + err.Error())
 		return false

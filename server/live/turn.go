@@ -82,7 +82,9 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 	ctx := slot.ctx
 	var total session.Usage
 	var guard turnGuard // guard.go
-	for range maxRounds {
+	// The call limit (guard.go) is what stops a long turn; maxRounds
+	// stays the bound of one whose limit is set higher still.
+	for range max(maxRounds, maxCalls(s.m.settings())+1) {
 		if err := guard.beforeCall(s.m.settings()); err != nil {
 			return session.StopError, total, err
 		}
