@@ -5,15 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"sync"
 
-	"myco/internal/atomicfile"
 	"myco/internal/errkind"
 	"myco/profiles"
 	"myco/server/llm"
@@ -44,13 +37,6 @@ import (
 // the profile's ledger file (budget.json, docs/FORMAT.md). Reservations
 // in flight are held in memory and count against every account they name,
 // so calls running at once (sub-agents) cannot overspend together.
-
-// ledgerFile is the profile's day ledger, in the profile's folder.
-const ledgerFile = "budget.json"
-
-// ledgerDays is how many days the ledger keeps: a month of history, and
-// a file that stays small.
-const ledgerDays = 31
 
 // ErrBudget is the kind of every budget refusal (*BudgetError).
 var ErrBudget = errkind.New(errkind.Conflict, "budget spent")
@@ -100,73 +86,6 @@ func groupDigits(v float64) string {
 	}
 	return s
 }
-
-// ledger is the profile's spend per day, and the reservations in flight
-// of every account.
-type ledger struct {
-	path string // "" keeps it in memory (no profile folder)
-	log  *slog.Logger
-
-	mu   sync.Mutex
-	days map[string]session.Spent // by local date, 2006-01-02
-	held map[string]session.Spent // in flight, by account (accountKey)
-
-	saveMu sync.Mutex // orders writes of the file
-}
-
-// ledgerJSON is budget.json.
-type ledgerJSON struct {
-	Days map[string]session.Spent `json:"days"`
-}
-
-func openLedger(dir string, log *slog.Logger) *ledger {
-	l := &ledger{log: log, days: map[string]session.Spent{}, held: map[string]session.Spent{}}
-	if dir == "" {
-		return l
-	}
-	l.path = filepath.Join(dir, ledgerFile)
-	data, err := os.ReadFile(l.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return l
-	}
-	var f ledgerJSON
-	if err == nil {
-		err = json.Unmarshal(data, &f)
-	}
-	if err != nil {
-		// Replaced at the next charge: a budget that cannot read its
-		// past counts from now rather than stopping every call.
-		log.Warn("the day's budget ledger cannot be read; today counts from now", "path", l.path, "err", err)
-		return l
-	}
-	maps.Copy(l.days, f.Days)
-	return l
-}
-
-// save writes the ledger's days, the last ledgerDays of them.
-func (l *ledger) save() {
-	if l.path == "" {
-		return
-	}
-	l.saveMu.Lock()
-	defer l.saveMu.Unlock()
-	l.mu.Lock()
-	keys := slices.Sorted(maps.Keys(l.days))
-	for _, k := range keys[:max(0, len(keys)-ledgerDays)] {
-		delete(l.days, k)
-	}
-	data, err := json.MarshalIndent(ledgerJSON{Days: l.days}, "", "  ")
-	l.mu.Unlock()
-	if err == nil {
-		err = atomicfile.Write(l.path, append(data, '\n'), atomicfile.Options{})
-	}
-	if err != nil {
-		l.log.Warn("the day's budget ledger was not saved", "path", l.path, "err", err)
-	}
-}
-
-func dayAccount(day string) string    { return "day:" + day }
-func sessionAccount(id string) string { return "session:" + id }
 
 // reservation is one model call's claim on its accounts, from before the
 // call until it settles.
@@ -417,61 +336,4 @@ func estimateRequest(req llm.Request) int {
 		n += session.EstimateText(t.Name+t.Description) + len(schema)/4
 	}
 	return n
-}
-
-// BudgetLeft is what is left of a session's budgets and of today's, for
-// /usage. A limit of 0 is none (its Left is then meaningless).
-type BudgetLeft struct {
-	Session BudgetFigures `json:"session"`
-	Day     BudgetFigures `json:"day"`
-}
-
-// BudgetFigures are one account's budgets and spend. Limits of 0 are
-// none; Left* is what the limit leaves (never below 0).
-type BudgetFigures struct {
-	Tokens         int64   `json:"tokens"`
-	CostUSD        float64 `json:"cost_usd"`
-	LimitTokens    int64   `json:"limit_tokens"`
-	LimitCostUSD   float64 `json:"limit_cost_usd"`
-	LeftTokens     int64   `json:"left_tokens"`
-	LeftCostUSD    float64 `json:"left_cost_usd"`
-	ReservedTokens int64   `json:"reserved_tokens,omitzero"`
-}
-
-func figures(used, held session.Spent, tokens int64, cost float64) BudgetFigures {
-	all := used.Add(held)
-	return BudgetFigures{
-		Tokens: all.Tokens, CostUSD: all.CostUSD, LimitTokens: tokens, LimitCostUSD: cost,
-		LeftTokens: max(0, tokens-all.Tokens), LeftCostUSD: max(0, cost-all.CostUSD),
-		ReservedTokens: held.Tokens,
-	}
-}
-
-// Budget is what is left of the session's budget and of today's.
-func (s *Session) Budget() BudgetLeft {
-	return s.m.budgetLeft(s.id, s.spent())
-}
-
-// budgetLeft is what is left of today's budget, and of session id's
-// which was charged used (reservations in flight come on top).
-func (m *Manager) budgetLeft(id string, used session.Spent) BudgetLeft {
-	b := m.settings().Budgets
-	day := m.opts.Now().Local().Format("2006-01-02")
-	l := m.ledger
-	l.mu.Lock()
-	held, dayUsed, dayHeld := l.held[sessionAccount(id)], l.days[day], l.held[dayAccount(day)]
-	l.mu.Unlock()
-	return BudgetLeft{
-		Session: figures(used, held, b.SessionTokens, b.SessionCostUSD),
-		Day:     figures(dayUsed, dayHeld, b.DayTokens, b.DayCostUSD),
-	}
-}
-
-// Budget is what is left of session doc's budget (the document as it
-// stands: the live one when it is open here) and of today's.
-func (m *Manager) Budget(doc *session.Document) BudgetLeft {
-	if s, ok := m.Get(doc.ID); ok {
-		return s.Budget()
-	}
-	return m.budgetLeft(doc.ID, m.spentOf(doc))
 }
