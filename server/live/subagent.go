@@ -102,6 +102,7 @@ func (s *Session) runTask(ctx context.Context, use session.Block) toolOutcome {
 	if err := json.Unmarshal(use.Input, &in); err != nil || strings.TrimSpace(in.Prompt) == "" || strings.TrimSpace(in.Description) == "" {
 		return toolOutcome{output: `task needs {"description": "…", "prompt": "…"} (fork and model are optional).`, isError: true}
 	}
+	s.enter(StatusTool, taskTool)
 	limits := s.m.settings().Subagents
 	if depth := s.subagentDepth(); depth >= limits.MaxDepth {
 		if limits.MaxDepth == 0 {
@@ -165,7 +166,9 @@ func (s *Session) runTask(ctx context.Context, use session.Block) toolOutcome {
 		if r.Answer != "" {
 			out += " What it had written:\n\n" + cutAnswer(r.Answer)
 		}
-		return toolOutcome{output: out, isError: true, record: childRecord(doc.ID)}
+		return toolOutcome{output: out, isError: true, record: func(b *session.Block) {
+			b.Session, b.Interrupted = doc.ID, true
+		}}
 	case r.Err != nil:
 		s.setChildState(c, event.SubagentFailed, r.Err.Error())
 		return toolOutcome{output: fmt.Sprintf("The sub-agent (session %s) failed: %v", doc.ID, r.Err), isError: true, record: childRecord(doc.ID)}
