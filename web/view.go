@@ -26,6 +26,8 @@ type HomeView struct {
 	// Subagents: the listing of sub-agents' sessions, which the others
 	// leave out.
 	Subagents bool
+	// Board, on the home page, is what needs the person above the rows.
+	Board *BoardView
 	Query     string // the filter the rows were chosen by
 	Rows      []SessionRow
 	Page      int  // 1-based page these rows are; 0 counts as 1

@@ -356,3 +356,14 @@ func (m *Manager) Subagents() []Subagent {
 	}
 	return out
 }
+
+// parentID is the session s works for, when it is a sub-agent's.
+func (s *Session) parentID() string {
+	var id string
+	s.w.View(func(d *session.Document) {
+		if d.IsSubagent() {
+			id = d.Parent.Session
+		}
+	})
+	return id
+}
