@@ -94,6 +94,7 @@ func (s *Server) deleteSession(c echo.Context) error {
 	if err := s.live.Delete(id, func() error { return s.opts.Sessions.Delete(id) }); err != nil {
 		return err
 	}
+	s.seen.forget(id)
 	s.forgetSnapshots(id)
 	return c.NoContent(http.StatusNoContent)
 }

@@ -82,6 +82,9 @@ func (s *Server) sessionEvents(c echo.Context) error {
 	if _, err := s.opts.Sessions.IsArchived(id); err != nil {
 		return err
 	}
+	// A tab that shows the session is the person looking at it (the
+	// board's "done since you last looked").
+	defer s.seen.looking(id)()
 	return s.events.serve(c.Response(), c.Request(), id)
 }
 

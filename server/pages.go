@@ -36,6 +36,13 @@ func (s *Server) listingPage(c echo.Context, opts session.ListOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.Archived && !opts.Subagents {
+		board, err := s.boardView()
+		if err != nil {
+			return err
+		}
+		v.Board = &board
+	}
 	return render(c, http.StatusOK, web.ListingPage(v, web.PageInfo{NoProvider: !s.opts.Models.Configured()}))
 }
 

@@ -22,6 +22,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/archived", s.archivedPage)
 	e.GET("/subagents", s.subagentsPage)
 	e.GET("/partials/subagents", s.subagentsCard)
+	e.GET("/partials/board", s.boardPartial)
 	e.GET("/partials/sessions", s.sessionRowsPartial)
 	e.GET("/partials/search", s.searchPartial)
 	e.GET("/partials/sidebar", s.sidebarPartial)

@@ -83,6 +83,7 @@ type Server struct {
 	feed   *feed
 	snaps  *snapshot.Store // nil with undo off
 	served *servedCache    // what each provider serves (/model)
+	seen   *seenTracker    // when the person last looked at each session (the board)
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -123,6 +124,11 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	opts.Settings.OnReload(s.tellSettings)
 	s.snaps = snapshotStore(opts)
 	s.served = newServedCache(opts.Now)
+	seenPath := ""
+	if opts.ProfileDir != "" {
+		seenPath = filepath.Join(opts.ProfileDir, seenFile)
+	}
+	s.seen = loadSeen(seenPath, opts.Now, opts.Logger)
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,

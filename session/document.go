@@ -471,6 +471,9 @@ type Summary struct {
 	Parent      string `json:"parent,omitempty"`
 	ParentTitle string `json:"parent_title,omitempty"`
 	Subagent    bool   `json:"subagent,omitempty"`
+	// GoalBlocked: the session's standing goal is blocked, waiting for
+	// the person.
+	GoalBlocked bool `json:"goal_blocked,omitempty"`
 	// Usage is the session's token usage by model (UsageByModel), so a
 	// listing can show what each session cost without reading it again.
 	Usage   []ModelUsage `json:"usage,omitempty"`
@@ -487,7 +490,8 @@ func (d *Document) Summarize() Summary {
 		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
 		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
-		Usage: d.UsageByModel(),
+		Usage:       d.UsageByModel(),
+		GoalBlocked: d.Goal != nil && d.Goal.State == GoalBlocked,
 	}
 	if d.Parent != nil {
 		sum.Parent, sum.ParentTitle = d.Parent.Session, d.Parent.Title

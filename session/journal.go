@@ -395,6 +395,10 @@ const maxKeptOutput = 64 << 10
 const (
 	InterruptedNote = "[interrupted: myco stopped while this ran; the command may or may not have finished]"
 	NotRunNote      = "Not run: myco stopped before this call ran."
+	// SubagentInterruptedNote is the outcome of a task call whose
+	// sub-agent was running when myco stopped: its session keeps what it
+	// did, marked interrupted.
+	SubagentInterruptedNote = "[interrupted: myco stopped while this sub-agent ran; its session (listed under Sub-agents) keeps what it did, marked interrupted, and gave no answer]"
 )
 
 // RepairToolResults gives every tool call of the latest thread that has no
@@ -435,6 +439,12 @@ func RepairToolResults(d *Document, outputs map[string]string, now time.Time) bo
 					text += "\n"
 				}
 				text += InterruptedNote
+			}
+			if b.Name == "task" {
+				// A sub-agent runs in its own session, not this one's
+				// shell: whether it had started or not, that is where its
+				// work is.
+				text = SubagentInterruptedNote
 			}
 			content, _ := json.Marshal(text)
 			results = append(results, Block{Type: BlockToolResult, ToolUseID: b.ID, IsError: true, Interrupted: true, Content: content})

@@ -24,7 +24,8 @@ import (
 //	usage × usage_count: model input output cache_read cache_creation
 //	                     cache_creation_5m cache_creation_1h unknown
 //
-// flags: 1 archived, 2 failed, 4 a sub-agent's session. A damaged summary is never written.
+// flags: 1 archived, 2 failed, 4 a sub-agent's session, 8 its goal is
+// blocked. A damaged summary is never written.
 
 // minEntrySize is less than any entry's encoding, to bound the count a
 // header may claim.
@@ -34,6 +35,7 @@ const (
 	flagArchived = 1 << iota
 	flagFailed
 	flagSubagent
+	flagGoalBlocked
 )
 
 // appendCacheEntry appends e's encoding to b.
@@ -58,6 +60,9 @@ func appendCacheEntry(b []byte, e *fileEntry) []byte {
 	}
 	if s.Subagent {
 		flags |= flagSubagent
+	}
+	if s.GoalBlocked {
+		flags |= flagGoalBlocked
 	}
 	b = append(b, flags)
 	b = binary.AppendVarint(b, int64(s.Messages))
@@ -185,10 +190,11 @@ func (r *cacheReader) entry(e *fileEntry) {
 	s.Title, s.Model, s.Cwd = r.string(), r.string(), r.string()
 	s.CreatedAt, s.UpdatedAt = r.time(), r.time()
 	flags := r.byte()
-	if flags&^(flagArchived|flagFailed|flagSubagent) != 0 {
+	if flags&^(flagArchived|flagFailed|flagSubagent|flagGoalBlocked) != 0 {
 		r.fail()
 	}
-	s.Archived, s.Failed, s.Subagent = flags&flagArchived != 0, flags&flagFailed != 0, flags&flagSubagent != 0
+	s.Archived, s.Failed = flags&flagArchived != 0, flags&flagFailed != 0
+	s.Subagent, s.GoalBlocked = flags&flagSubagent != 0, flags&flagGoalBlocked != 0
 	s.Messages, s.Threads = r.int(), r.int()
 	s.Parent, s.ParentTitle = r.string(), r.string()
 	if n := r.uvarint(); n > 0 {

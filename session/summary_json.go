@@ -41,6 +41,9 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 	if sum.Subagent {
 		b = append(b, `,"subagent":true`...)
 	}
+	if sum.GoalBlocked {
+		b = append(b, `,"goal_blocked":true`...)
+	}
 	if len(sum.Usage) > 0 {
 		b = appendUsage(append(b, `,"usage":`...), sum.Usage)
 	}

@@ -10,6 +10,7 @@ import { api, fetchFragment } from './http.js';
 import { el, isAbort, isTyping } from './dom.js';
 import { offerUndo, showError } from './alerts.js';
 import { followListing } from './listing.js';
+import { refreshBoard } from './board.js';
 import { Search } from './search.js';
 import { setBusy } from './actions.js';
 
@@ -65,6 +66,7 @@ export function initSearch() {
   // more" in flight wins: its rows are newer.
   followListing(() => {
     if (!listing.busy) listing.refresh(rowsURL(listing.query, pagesLoaded));
+    refreshBoard();
   });
 }
 

@@ -26,11 +26,13 @@ type HomeView struct {
 	// Subagents: the listing of sub-agents' sessions, which the others
 	// leave out.
 	Subagents bool
-	Query     string // the filter the rows were chosen by
-	Rows      []SessionRow
-	Page      int  // 1-based page these rows are; 0 counts as 1
-	HasMore   bool // another page follows: a "Load more" control is shown
-	Profile   string
+	// Board, on the home page, is what needs the person above the rows.
+	Board   *BoardView
+	Query   string // the filter the rows were chosen by
+	Rows    []SessionRow
+	Page    int  // 1-based page these rows are; 0 counts as 1
+	HasMore bool // another page follows: a "Load more" control is shown
+	Profile string
 	// Now, when set, lets rows show "3 hours ago" beside the absolute time.
 	// The view takes it rather than reading the clock so it stays pure.
 	Now time.Time

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -39,11 +40,12 @@ const (
 // turnSlot is the claim on the session's one running turn or compaction.
 // Session.slot points to it while it is held; release frees it.
 type turnSlot struct {
-	kind   slotKind
-	turn   string
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{} // closed by release
+	kind    slotKind
+	turn    string
+	started time.Time // when it was claimed
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed by release
 	// answerID, for a retry, is the ID the first answer takes: the answers
 	// it replaces are marked with it before the turn starts.
 	answerID string
@@ -73,9 +75,10 @@ type turnEnd struct {
 // claimLocked takes the free turn slot: idle → busy. s.mu is held.
 func (s *Session) claimLocked(kind slotKind) *turnSlot {
 	ctx, cancel := context.WithCancel(context.Background())
-	slot := &turnSlot{kind: kind, turn: uuid.NewString(), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	now := s.m.opts.Now()
+	slot := &turnSlot{kind: kind, turn: uuid.NewString(), ctx: ctx, cancel: cancel, done: make(chan struct{}), started: now}
 	s.slot = slot
-	s.touched = s.m.opts.Now()
+	s.touched = now
 	return slot
 }
 

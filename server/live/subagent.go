@@ -102,6 +102,7 @@ func (s *Session) runTask(ctx context.Context, use session.Block) toolOutcome {
 	if err := json.Unmarshal(use.Input, &in); err != nil || strings.TrimSpace(in.Prompt) == "" || strings.TrimSpace(in.Description) == "" {
 		return toolOutcome{output: `task needs {"description": "…", "prompt": "…"} (fork and model are optional).`, isError: true}
 	}
+	s.enter(StatusTool, taskTool)
 	limits := s.m.settings().Subagents
 	if depth := s.subagentDepth(); depth >= limits.MaxDepth {
 		if limits.MaxDepth == 0 {
@@ -168,7 +169,9 @@ func (s *Session) runTask(ctx context.Context, use session.Block) toolOutcome {
 		if r.Answer != "" {
 			out += " What it had written:\n\n" + cutAnswer(r.Answer)
 		}
-		return toolOutcome{output: out, isError: true, record: childRecord(doc.ID)}
+		return toolOutcome{output: out, isError: true, record: func(b *session.Block) {
+			b.Session, b.Interrupted = doc.ID, true
+		}}
 	case r.Err != nil:
 		s.setChildState(c, event.SubagentFailed, r.Err.Error())
 		return toolOutcome{output: fmt.Sprintf("The sub-agent (session %s) failed: %v", doc.ID, r.Err), isError: true, record: childRecord(doc.ID)}
@@ -355,4 +358,15 @@ func (m *Manager) Subagents() []Subagent {
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// parentID is the session s works for, when it is a sub-agent's.
+func (s *Session) parentID() string {
+	var id string
+	s.w.View(func(d *session.Document) {
+		if d.IsSubagent() {
+			id = d.Parent.Session
+		}
+	})
+	return id
 }

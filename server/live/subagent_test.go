@@ -323,3 +323,39 @@ func TestSubagentInheritsPlanMode(t *testing.T) {
 		}
 	}
 }
+
+// Archiving the parent stops its sub-agents: they work for nobody now.
+func TestArchivingTheParentStopsItsSubagents(t *testing.T) {
+	e, _ := newSubagentEnv(t, profiles.Subagents{MaxDepth: 2, MaxRunning: 4})
+	s := e.newSession(t)
+	done := make(chan TurnResult, 1)
+	go func() {
+		r, _ := s.Run(context.Background(), taskCall(t, "slow", "⟦text:200⟧ ⟦delay:50ms⟧", false))
+		done <- r
+	}()
+	deadline := time.After(30 * time.Second)
+	for len(s.m.Subagents()) == 0 {
+		select {
+		case <-deadline:
+			t.Fatal("the sub-agent never started")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	child := s.m.Subagents()[0].Session
+	if _, err := s.Archive(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the parent's turn went on after its archive: the sub-agent was not stopped")
+	}
+	if _, ok := s.m.Get(child); ok {
+		t.Fatal("the sub-agent's session is still open")
+	}
+	for _, b := range results(s) {
+		if out := resultText(t, b); !b.Interrupted || !strings.Contains(out, "stopped") {
+			t.Fatalf("task outcome %q (interrupted %v), want it stopped", out, b.Interrupted)
+		}
+	}
+}
