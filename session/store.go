@@ -174,6 +174,9 @@ func ValidateID(id string) error {
 // NewSession is what Create needs; every field is optional.
 type NewSession struct {
 	Title, Model, Cwd string
+	// Name is checked by the caller (ValidateName), which also takes it
+	// from any other session that holds it.
+	Name string
 }
 
 // Create makes a new session with a UUIDv7 ID (time-ordered) and one empty
@@ -185,7 +188,7 @@ func (s *Store) Create(n NewSession) (*Document, error) {
 	}
 	now := s.now().UTC()
 	doc := &Document{
-		Schema: Schema, ID: id.String(), Title: n.Title, Model: n.Model, Cwd: n.Cwd,
+		Schema: Schema, ID: id.String(), Title: n.Title, Name: n.Name, Model: n.Model, Cwd: n.Cwd,
 		CreatedAt: now, UpdatedAt: now,
 		Threads: []Thread{{CreatedAt: now, Messages: []Message{}}},
 	}

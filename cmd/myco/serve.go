@@ -27,6 +27,18 @@ import (
 type serveOptions struct {
 	profile, addr, resume string
 	noOpen                bool
+	// headless is set for a server started in process by `myco run`
+	// (runcmd.go): nothing on stdout, no browser, warnings only in the log.
+	headless *headless
+}
+
+// headless is how `myco run` drives the server it started for its turn.
+type headless struct {
+	// ready is told the server's address and token once it serves.
+	ready func(profiles.ServerInfo)
+	// release is closed when the run is done with the server: it stops
+	// once no turn runs in it (another run's, or one a tab started).
+	release <-chan struct{}
 }
 
 // serve starts the profile's server, or opens the page on the one already
@@ -56,7 +68,7 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	}
 	// One server per profile: the first to take server.lock serves, the
 	// others open the page on it.
-	serverLock := flock.New(filepath.Join(st.profile.Dir, "server.lock"))
+	serverLock := profileLock(st.profile)
 	locked, err := serverLock.TryLock()
 	if err != nil {
 		return fmt.Errorf("lock profile %q: %w", st.profile.Name, err)
@@ -65,6 +77,17 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 		return openRunning(e, st.profile, page, opts.noOpen)
 	}
 	defer serverLock.Unlock()
+	return serveLocked(ctx, e, st, settings, page, opts)
+}
+
+// profileLock is the lock whose holder serves the profile.
+func profileLock(p *profiles.Profile) *flock.Flock {
+	return flock.New(filepath.Join(p.Dir, "server.lock"))
+}
+
+// serveLocked serves the profile, whose lock the caller holds, until ctx
+// ends (or, headless, until the run releases it).
+func serveLocked(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
 	recoverJournals(e, st)
 	// Archives a crash cut short are finished while the server starts: its
 	// first page need not wait for the stat of every document that
@@ -182,13 +205,17 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		return err
 	}
 	cwd, _ := os.Getwd()
+	level := slog.LevelInfo
+	if opts.headless != nil {
+		level = slog.LevelWarn // stderr is the run's tool activity
+	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
 		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv,
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})),
 	}, ln)
 	if err != nil {
 		ln.Close()
@@ -203,6 +230,17 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ctx, ln) }()
 	go watchSettings(ctx, e, settings)
+	if h := opts.headless; h != nil {
+		h.ready(info)
+		select {
+		case err := <-serveErr:
+			return err
+		case <-ctx.Done():
+		case <-h.release:
+			waitIdle(ctx, e, srv)
+		}
+		return shutdown(srv)
+	}
 	link := srv.URL() + page + "?token=" + token
 	fmt.Fprintf(e.stdout, "myco is serving profile %q at %s\n", st.profile.Name, link)
 	if !opts.noOpen {
@@ -213,6 +251,11 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		return err
 	case <-ctx.Done():
 	}
+	return shutdown(srv)
+}
+
+// shutdown stops the server, waiting a few seconds for its requests.
+func shutdown(srv *server.Server) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
@@ -331,4 +374,26 @@ func processAlive(pid int) bool {
 	}
 	err = proc.Signal(syscall.Signal(0))
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// idlePoll is how often a headless server looks whether a turn still runs
+// in it before it stops.
+const idlePoll = 50 * time.Millisecond
+
+// waitIdle waits until no turn runs in srv (one another `myco run` or a
+// tab started on it while the run that started it ran), or ctx ends.
+func waitIdle(ctx context.Context, e env, srv *server.Server) {
+	if !srv.Busy() {
+		return
+	}
+	fmt.Fprintf(e.stderr, "myco: waiting for the turns other runs or tabs started on this server (pid %d) before it stops\n", os.Getpid())
+	t := time.NewTicker(idlePoll)
+	defer t.Stop()
+	for srv.Busy() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
