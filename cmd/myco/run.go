@@ -90,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return snapshotsCommand(ctx, e, *profile, rest[1:])
 	case "send":
 		return sendCommand(ctx, e, *profile, rest[1:])
+	case "run":
+		return runCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
