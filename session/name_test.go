@@ -84,7 +84,10 @@ func TestResolveName(t *testing.T) {
 	}
 
 	// A copy holds the name too: the most recently active of the two.
-	later := func(d *session.Document) error { d.Name, d.UpdatedAt = "explore", d.UpdatedAt.Add(time.Hour); return nil }
+	later := func(d *session.Document) error {
+		d.Name, d.UpdatedAt = "explore", d.UpdatedAt.Add(time.Hour)
+		return nil
+	}
 	if _, err := st.Update(b.ID, later); err != nil {
 		t.Fatal(err)
 	}
