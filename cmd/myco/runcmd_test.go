@@ -144,6 +144,11 @@ func TestRunWithoutServer(t *testing.T) {
 		t.Errorf("session: name %q, cwd %q (want %q), title %q", explore.Name, explore.Cwd, cwd, explore.Title)
 	}
 
+	// Every command that takes an ID takes the name.
+	if out, _, code := c.myco(context.Background(), "", "sessions", "show", "explore", "--json"); code != 0 || !strings.Contains(out, `"name": "explore"`) {
+		t.Errorf("sessions show explore: exit %d, %q", code, out)
+	}
+
 	out, _ = c.runOK("--fork-from", "explore", "Entering phase: plan [[say:the plan]]")
 	if out != "the plan\n" {
 		t.Errorf("fork's stdout %q", out)
@@ -225,6 +230,11 @@ func TestRunThroughServer(t *testing.T) {
 	p, _ := profiles.Lookup(c.home, profiles.DefaultName)
 	if info, err := profiles.ReadServerInfo(p.ServerPath()); err != nil || !answers(info) {
 		t.Errorf("the server is gone after the run: %v", err)
+	}
+	// myco --resume takes the name too.
+	out, _, code = c.myco(context.Background(), "", "--no-open", "--resume", "live")
+	if code != 0 || !strings.Contains(out, "/s/"+sums[0].ID+"?token=") {
+		t.Errorf("--resume live: exit %d, stdout %q", code, out)
 	}
 }
 
