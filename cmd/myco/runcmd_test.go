@@ -154,8 +154,8 @@ func TestRunWithoutServer(t *testing.T) {
 		t.Errorf("fork's stdout %q", out)
 	}
 	plan := c.load("@last")
-	if plan.Parent == nil || plan.Parent.Session != explore.ID {
-		t.Fatalf("the run did not fork explore: parent %+v", plan.Parent)
+	if plan.Parent == nil || plan.Parent.Session != explore.ID || plan.Name != "" {
+		t.Fatalf("the run did not fork explore: parent %+v, name %q (a fork inherits none)", plan.Parent, plan.Name)
 	}
 	want := []string{"user: look around [[say:found three things]]", "assistant: found three things",
 		"user: Entering phase: plan [[say:the plan]]", "assistant: the plan"}
