@@ -118,6 +118,9 @@ func (c *apiClient) events(ctx context.Context, id string) (<-chan sseEvent, fun
 	return ch, func() error { <-ended; return readErr }, nil
 }
 
+// errStreamEnded is an event stream the server ended.
+var errStreamEnded = errors.New("the server ended the event stream")
+
 // readSSE reads Server-Sent Events from r into ch until r ends: `event:`
 // and `data:` lines make an event, a blank line sends it, comments (the
 // heartbeat) and `id:` lines are skipped.
@@ -132,7 +135,7 @@ func readSSE(ctx context.Context, r io.Reader, ch chan<- sseEvent) error {
 				return nil
 			}
 			if errors.Is(err, io.EOF) {
-				return errors.New("the server ended the event stream")
+				return errStreamEnded
 			}
 			return fmt.Errorf("reading the event stream: %w", err)
 		}

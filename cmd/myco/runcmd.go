@@ -42,19 +42,32 @@ func runCommand(ctx context.Context, e env, profile string, args []string) error
 	if err != nil {
 		return err
 	}
-	info, done, err := connect(ctx, e, st)
-	if err != nil {
-		return err
-	}
-	r := &headlessRun{e: e, opts: opts, api: newAPIClient(info), local: done != nil}
-	err = r.run(ctx)
-	if done != nil {
-		if derr := done(); derr != nil && err == nil {
-			err = derr
+	r := &headlessRun{e: e, opts: opts}
+	for attempt := 1; ; attempt++ {
+		info, done, err := connect(ctx, e, st)
+		if err != nil {
+			return err
+		}
+		r.api, r.local = newAPIClient(info), done != nil
+		err = r.run(ctx)
+		if done != nil {
+			if derr := done(); derr != nil && err == nil {
+				err = derr
+			}
+		}
+		// A server another run started stops once no turn runs in it: one
+		// that stopped before it took the message is no failure of the
+		// turn. The run starts again on the profile's server, found or
+		// started anew, in the session it had made already.
+		var gone *serverGone
+		if !errors.As(err, &gone) || attempt == maxAttempts {
+			return err
 		}
 	}
-	return err
 }
+
+// maxAttempts bounds how often a run starts again on another server.
+const maxAttempts = 3
 
 // parseRun reads the command line; a bad one is errUsage (exit 2).
 func parseRun(e env, profile string, args []string) (runOptions, error) {

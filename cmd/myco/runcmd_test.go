@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -338,7 +340,8 @@ func TestRunApprovals(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	prompt := `[[tool:bash {"command":"touch ` + marker + ` && echo ran"}]]`
 	out, errOut, code := c.myco(context.Background(), "", "run", prompt)
-	if code != 1 || out != "" || !strings.Contains(errOut, "myco: the agent asked to run bash and this run may not: pass --allow bash\n") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "< bash: not run: this run may not approve it\n") ||
+		!strings.HasSuffix(errOut, "myco: the agent asked to run bash and this run may not: pass --allow bash\n") {
 		t.Errorf("without --allow: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -432,4 +435,38 @@ func TestRunInterrupted(t *testing.T) {
 			t.Errorf("an answer of the stopped turn ended %q", m.StopReason)
 		}
 	}
+}
+
+// A server that goes away before it takes the run's message (a server
+// another run started, stopping as that run ends) is no failure: the run
+// starts again on the profile's server, here one of its own.
+func TestRunStartsAgainWhenTheServerGoes(t *testing.T) {
+	c := newRunCLI(t, nil)
+	var healthz, creates atomic.Int32
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			if healthz.Add(1) > 1 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		case "/api/sessions":
+			creates.Add(1)
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close() // gone before it answered
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer gone.Close()
+	p, _ := profiles.Lookup(c.home, profiles.DefaultName)
+	if err := profiles.WriteServerInfo(p.ServerPath(), profiles.ServerInfo{PID: os.Getpid(), URL: gone.URL, Token: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut := c.runOK("[[say:second try]]")
+	if out != "second try\n" || creates.Load() != 1 {
+		t.Errorf("stdout %q, stderr %q, %d sessions asked of the server that went", out, errOut, creates.Load())
+	}
+	c.assertNoServer()
 }

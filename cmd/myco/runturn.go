@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -26,6 +27,33 @@ type headlessRun struct {
 	// local: the server runs in this process for this run alone, and
 	// stops after it.
 	local bool
+	// id is the session, once made (a retry on another server goes on in
+	// it); patched says --model and -n are applied to it.
+	id      string
+	patched bool
+}
+
+// serverGone is a server that went away before it took the run's
+// message: the run may start again on another.
+type serverGone struct{ err error }
+
+func (e *serverGone) Error() string { return e.err.Error() }
+func (e *serverGone) Unwrap() error { return e.err }
+
+// beforeTurn marks err as a server gone when it says so: refused
+// connections, connections closed before an answer, 503 (shutting down),
+// an event stream that ended before its snapshot.
+func beforeTurn(err error) error {
+	var ae *apiError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errStreamEnded),
+		errors.As(err, &ae) && ae.status == http.StatusServiceUnavailable:
+		return &serverGone{err}
+	}
+	return err
 }
 
 // turnResult is how the run's turn went.
@@ -51,20 +79,20 @@ const titleWait = 5 * time.Second
 func (r *headlessRun) run(ctx context.Context) error {
 	id, err := r.session(ctx)
 	if err != nil {
-		return err
+		return beforeTurn(err)
 	}
 	// The stream outlives a Ctrl-C, to see the stopped turn end.
 	streamCtx, closeStream := context.WithCancel(context.WithoutCancel(ctx))
 	defer closeStream()
 	events, streamErr, err := r.api.events(streamCtx, id)
 	if err != nil {
-		return err
+		return beforeTurn(err)
 	}
 	// The snapshot comes first: once it is here the stream is subscribed,
 	// and no event of the turn is missed.
 	snap, ok := <-events
 	if !ok {
-		return streamErr()
+		return beforeTurn(streamErr())
 	}
 	var state struct {
 		Title string `json:"title"`
@@ -75,7 +103,7 @@ func (r *headlessRun) run(ctx context.Context) error {
 	}
 	err = r.api.call(ctx, http.MethodPost, sessionPath(id, "messages"), map[string]string{"text": r.opts.prompt}, http.StatusAccepted, &posted)
 	if err != nil {
-		return fmt.Errorf("session %s: %w", id, err)
+		return beforeTurn(fmt.Errorf("session %s: %w", id, err))
 	}
 	res := turnResult{session: id, turn: posted.Turn}
 	if err := r.follow(ctx, &res, events, streamErr); err != nil {
@@ -118,6 +146,8 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 		ID string `json:"id"`
 	}
 	switch {
+	case r.id != "":
+		header.ID = r.id
 	case o.session != "":
 		id, err := r.resolve(ctx, o.session)
 		if err != nil {
@@ -136,6 +166,7 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 		if err := r.api.call(ctx, http.MethodPost, sessionPath(parent, "fork"), body, http.StatusCreated, &header); err != nil {
 			return "", fmt.Errorf("fork session %s: %w", parent, err)
 		}
+		r.id = header.ID
 	default:
 		// The agent works in the folder the run was started from, not the
 		// one the server was.
@@ -152,7 +183,12 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 		if err := r.api.call(ctx, http.MethodPost, "/api/sessions", body, http.StatusCreated, &header); err != nil {
 			return "", fmt.Errorf("create a session: %w", err)
 		}
+		r.id, r.patched = header.ID, true
 		return header.ID, nil
+	}
+	r.id = header.ID
+	if r.patched {
+		return r.id, nil
 	}
 	patch := map[string]string{}
 	if o.model != "" {
@@ -166,6 +202,7 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("session %s: %w", header.ID, err)
 		}
 	}
+	r.patched = true
 	return header.ID, nil
 }
 
@@ -190,6 +227,7 @@ func (r *headlessRun) resolve(ctx context.Context, which string) (string, error)
 func (r *headlessRun) follow(ctx context.Context, res *turnResult, events <-chan sseEvent, streamErr func() error) error {
 	inTurn := false
 	tools := map[string]string{} // tool_use_id → name
+	refused := map[string]bool{} // tool_use_id → this run refused it
 	done := ctx.Done()
 	var giveUp <-chan time.Time
 	for {
@@ -231,9 +269,14 @@ func (r *headlessRun) follow(ctx context.Context, res *turnResult, events <-chan
 			tools[d.ToolUseID] = d.Name
 			fmt.Fprintf(r.e.stderr, "> %s: %s\n", d.Name, toolInput(d.Name, d.Input))
 		case "tool.end":
-			fmt.Fprintf(r.e.stderr, "< %s: %s\n", cmp.Or(tools[d.ToolUseID], "tool"), toolOutcome(d.IsError, d.Output))
+			outcome := toolOutcome(d.IsError, d.Output)
+			if refused[d.ToolUseID] {
+				outcome = "not run: this run may not approve it"
+			}
+			fmt.Fprintf(r.e.stderr, "< %s: %s\n", cmp.Or(tools[d.ToolUseID], "tool"), outcome)
 		case "tool.approval":
 			r.approval(res, d)
+			refused[d.ToolUseID] = res.refused != ""
 		case "message.end":
 			if d.Role == "assistant" {
 				res.answer, res.stop = d.Message, d.StopReason
