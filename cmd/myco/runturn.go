@@ -76,6 +76,9 @@ const stopWait = 15 * time.Second
 // with the run, and would cut it short.
 const titleWait = 5 * time.Second
 
+// run runs the turn on r.api's server and prints its outcome: the answer,
+// or with --json the turn's events and the result. An error before the
+// server took the message may be a *serverGone.
 func (r *headlessRun) run(ctx context.Context) error {
 	id, err := r.session(ctx)
 	if err != nil {
