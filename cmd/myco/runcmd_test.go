@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -467,6 +468,70 @@ func TestRunStartsAgainWhenTheServerGoes(t *testing.T) {
 	out, errOut := c.runOK("[[say:second try]]")
 	if out != "second try\n" || creates.Load() != 1 {
 		t.Errorf("stdout %q, stderr %q, %d sessions asked of the server that went", out, errOut, creates.Load())
+	}
+	c.assertNoServer()
+}
+
+// A myco started while a headless run serves the profile opens the page
+// on that server, and serves the profile itself once the run ends, on the
+// same address and token: the tab it opened reconnects.
+func TestServeTakesOverFromHeadlessRun(t *testing.T) {
+	c := newRunCLI(t, nil)
+	done := make(chan string, 1)
+	go func() {
+		out, errOut, code := c.myco(context.Background(), "", "run", "[[text:40]] [[delay:25ms]]")
+		if code != 0 {
+			done <- fmt.Sprintf("exit %d: %s", code, errOut)
+			return
+		}
+		done <- out
+	}()
+	p, _ := profiles.Lookup(c.home, profiles.DefaultName)
+	var info profiles.ServerInfo
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var err error
+		if info, err = profiles.ReadServerInfo(p.ServerPath()); err == nil && answers(info) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never served")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !info.Headless {
+		t.Errorf("server.json of a run's server: %+v, want headless", info)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	getenv := func(k string) string {
+		if k == "MYCO_HOME" {
+			return c.home
+		}
+		return ""
+	}
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, []string{"--no-open"}, getenv, nil, &out, &errOut) }()
+	if got := <-done; len(strings.Fields(got)) != 40 {
+		t.Errorf("the run: %q", got)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "myco is serving profile") {
+		if time.Now().After(deadline) {
+			t.Fatalf("myco did not take over: %q %q", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "already running") || !strings.Contains(out.String(), "serving profile \"default\" at "+info.URL+"/?token="+info.Token) {
+		t.Errorf("myco said %q; want the run's server first, then itself on %s with its token", out.String(), info.URL)
+	}
+	now, err := profiles.ReadServerInfo(p.ServerPath())
+	if err != nil || now.Headless || now.URL != info.URL || !answers(now) {
+		t.Errorf("server.json after the takeover: %+v (%v)", now, err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("myco: %v", err)
 	}
 	c.assertNoServer()
 }

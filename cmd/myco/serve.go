@@ -74,10 +74,38 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 		return fmt.Errorf("lock profile %q: %w", st.profile.Name, err)
 	}
 	if !locked {
-		return openRunning(e, st.profile, page, opts.noOpen)
+		info, err := openRunning(e, st.profile, page, opts.noOpen)
+		if err != nil || !info.Headless {
+			return err
+		}
+		// A headless run's server stops when the run ends: this myco
+		// takes over then, on the same address and token, so the tab just
+		// opened on it reconnects.
+		fmt.Fprintf(e.stdout, "it serves a headless run (myco run); this myco serves the profile when that run ends\n")
+		if err := waitLock(ctx, serverLock); err != nil {
+			return nil // stopped while waiting: nothing was served
+		}
+		opts.noOpen = true
 	}
 	defer serverLock.Unlock()
 	return serveLocked(ctx, e, st, settings, page, opts)
+}
+
+// waitLock takes lock once its holder lets it go, or fails when ctx ends.
+func waitLock(ctx context.Context, lock *flock.Flock) error {
+	t := time.NewTicker(idlePoll)
+	defer t.Stop()
+	for {
+		locked, err := lock.TryLock()
+		if err != nil || locked {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // profileLock is the lock whose holder serves the profile.
@@ -116,18 +144,19 @@ func saveListing(e env, st *stores) {
 	}
 }
 
-// openRunning opens page on the profile's live server.
-func openRunning(e env, p *profiles.Profile, page string, noOpen bool) error {
+// openRunning opens page on the profile's live server, and returns what
+// server.json says of it.
+func openRunning(e env, p *profiles.Profile, page string, noOpen bool) (profiles.ServerInfo, error) {
 	info, err := waitServerInfo(p)
 	if err != nil {
-		return err
+		return info, err
 	}
 	link := info.URL + page + "?token=" + info.Token
 	fmt.Fprintf(e.stdout, "myco is already running for profile %q (pid %d): %s\n", p.Name, info.PID, link)
 	if !noOpen {
 		openBrowser(e, link)
 	}
-	return nil
+	return info, nil
 }
 
 // waitServerInfo reads server.json of a server that holds the profile lock;
@@ -221,7 +250,7 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		ln.Close()
 		return err
 	}
-	info := profiles.ServerInfo{PID: os.Getpid(), URL: srv.URL(), Token: token, StartedAt: time.Now().UTC()}
+	info := profiles.ServerInfo{PID: os.Getpid(), URL: srv.URL(), Token: token, StartedAt: time.Now().UTC(), Headless: opts.headless != nil}
 	if err := profiles.WriteServerInfo(st.profile.ServerPath(), info); err != nil {
 		ln.Close()
 		return err
