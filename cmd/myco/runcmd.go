@@ -114,7 +114,9 @@ func parseRun(e env, profile string, args []string) (runOptions, error) {
 	}
 	if len(pos) == 1 {
 		opts.prompt = pos[0]
-	} else if e.stdin != nil {
+	} else if e.stdin != nil && !isTerminal(e.stdin) {
+		// A terminal would wait for a prompt the person did not mean to
+		// type there: without PROMPT it is a bad command line.
 		data, err := io.ReadAll(io.LimitReader(e.stdin, maxPromptInput+1))
 		if err != nil {
 			return opts, fmt.Errorf("read the prompt from standard input: %w", err)
