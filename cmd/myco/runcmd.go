@@ -141,11 +141,11 @@ func connect(ctx context.Context, e env, st *stores) (profiles.ServerInfo, func(
 	// other waits until that one answers. A server that is stopping holds
 	// the lock a moment more without answering: wait for it to let go.
 	deadline := time.Now().Add(15 * time.Second)
+	lock := profileLock(st.profile)
 	for {
 		if info, ok := liveServer(st.profile); ok && answers(info) {
 			return info, nil, nil
 		}
-		lock := profileLock(st.profile)
 		locked, err := lock.TryLock()
 		if err != nil {
 			return profiles.ServerInfo{}, nil, fmt.Errorf("lock profile %q: %w", st.profile.Name, err)
