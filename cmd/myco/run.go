@@ -43,7 +43,7 @@ const usage = `myco - work with an LLM agent from a browser tab
 Usage:
   myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server, on its last address, and open the home page
   myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
-  myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
+  myco sessions list [--archived] [--json]              list sessions, newest first, with their names (damaged ones too)
   myco sessions show ID [--json]                        print a session, its old transcripts too (or its document as JSON)
   myco sessions search WORDS [--json]                   find words in messages, scratchpads and old transcripts
   myco sessions title ID TITLE                          rename a session (open tabs update live)

@@ -187,6 +187,9 @@ func TestRunWithoutServer(t *testing.T) {
 	if old, _ := c.store("default").Load(explore.ID); old.Name != "" {
 		t.Errorf("the first session kept the name %q", old.Name)
 	}
+	if out, _, _ := c.myco(context.Background(), "", "sessions", "list"); !strings.Contains(out, "NAME") || !strings.Contains(out, again.ID) || !strings.Contains(out, " explore ") {
+		t.Errorf("sessions list:\n%s", out)
+	}
 	out, _, _ = c.myco(context.Background(), "", "sessions", "list", "--json")
 	var sums []session.Summary
 	json.Unmarshal([]byte(out), &sums)
