@@ -17,6 +17,10 @@ type ServerInfo struct {
 	URL       string    `json:"url"`
 	Token     string    `json:"token"`
 	StartedAt time.Time `json:"started_at"`
+	// Headless: the server serves a headless run (`myco run`) and stops
+	// when the run ends and no turn runs in it; a `myco` that finds it
+	// serves the profile after it.
+	Headless bool `json:"headless,omitempty"`
 }
 
 // WriteServerInfo writes info to path atomically with mode 0600: the token

@@ -69,6 +69,7 @@ type createRequest struct {
 	Title *string `json:"title"`
 	Model *string `json:"model"`
 	Cwd   *string `json:"cwd"`
+	Name  *string `json:"name"`
 }
 
 func (s *Server) createSession(c echo.Context) error {
@@ -79,6 +80,12 @@ func (s *Server) createSession(c echo.Context) error {
 	n := session.NewSession{Model: s.defaultModel(), Cwd: s.opts.Cwd}
 	if req.Title != nil {
 		n.Title = session.CleanTitle(*req.Title) // may be empty: a new session can wait for its title
+	}
+	if req.Name != nil {
+		if err := checkName(*req.Name); err != nil {
+			return err
+		}
+		n.Name = *req.Name
 	}
 	if req.Model != nil {
 		model, _, err := s.resolveModel(c.Request().Context(), *req.Model)
@@ -100,6 +107,7 @@ func (s *Server) createSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.releaseName(doc.Name, doc.ID)
 	return c.JSON(http.StatusCreated, doc.Summarize())
 }
 
@@ -165,6 +173,7 @@ func withoutInlineImages(doc *session.Document) {
 
 type patchRequest struct {
 	Title      *string         `json:"title"`
+	Name       *string         `json:"name"` // "" takes the name away
 	Scratchpad *string         `json:"scratchpad"`
 	Links      *[]session.Link `json:"links"`
 	Model      *string         `json:"model"`
@@ -180,6 +189,11 @@ func (s *Server) patchSession(c echo.Context) error {
 	}
 	if req.Links != nil {
 		if err := checkLinks(*req.Links); err != nil {
+			return err
+		}
+	}
+	if req.Name != nil {
+		if err := checkName(*req.Name); err != nil {
 			return err
 		}
 	}
@@ -215,6 +229,9 @@ func (s *Server) patchSession(c echo.Context) error {
 	}
 	if req.Title != nil {
 		s.events.Publish(sum.ID, event.Title{Title: sum.Title})
+	}
+	if req.Name != nil {
+		s.releaseName(sum.Name, sum.ID)
 	}
 	if _, live := s.live.Get(sum.ID); !live {
 		// A live session told its tabs in Update; the file is the record
@@ -260,6 +277,9 @@ func applyPatch(d *session.Document, req patchRequest) error {
 		if _, err := session.SetTitle(d, *req.Title); err != nil {
 			return err
 		}
+	}
+	if req.Name != nil {
+		d.Name = *req.Name
 	}
 	if req.Scratchpad != nil {
 		d.Scratchpad = *req.Scratchpad

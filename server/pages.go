@@ -183,9 +183,14 @@ func (s *Server) sidebarView(current, q string, grouped bool) (web.SidebarView, 
 	if err != nil {
 		return web.SidebarView{}, err
 	}
+	board, err := s.boardView()
+	if err != nil {
+		return web.SidebarView{}, err
+	}
 	return web.SidebarView{
 		Rows: s.rows(sums), Current: current, Query: q, Grouped: grouped,
 		HasMore: len(sums) < total, Now: s.opts.Now(),
+		Needs: len(board.Needs), Working: len(board.Working),
 	}, nil
 }
 

@@ -42,6 +42,7 @@ func (s *Server) routes() *echo.Echo {
 	api := e.Group("/api")
 	api.GET("/sessions", s.listSessions)
 	api.GET("/subagents", s.listSubagents)
+	api.GET("/resolve", s.resolveSession)
 	api.POST("/sessions", s.createSession)
 	api.GET("/sessions/:id", s.getSession)
 	api.PATCH("/sessions/:id", s.patchSession)

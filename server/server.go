@@ -84,6 +84,8 @@ type Server struct {
 	snaps  *snapshot.Store // nil with undo off
 	served *servedCache    // what each provider serves (/model)
 	seen   *seenTracker    // when the person last looked at each session (the board)
+	// nameMu serialises the moves of session names (releaseName).
+	nameMu sync.Mutex
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -188,6 +190,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return err
 }
+
+// Busy reports whether a session open in this server runs a turn, a retry
+// or a compaction, or waits for an approval (live.Manager.Busy).
+func (s *Server) Busy() bool { return s.live.Busy() }
 
 // Shutdown ends the event streams first, then the server: an open stream
 // would otherwise hold http.Server.Shutdown for its whole timeout. The hub

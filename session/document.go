@@ -26,9 +26,13 @@ const Schema = 1
 // tag options it does not know (`,unknown` dropped them silently). Its
 // omitempty omits what encodes as null, "", {} or [], never a 0.
 type Document struct {
-	Schema     int       `json:"schema"`
-	ID         string    `json:"id"`
-	Title      string    `json:"title"`
+	Schema int    `json:"schema"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	// Name is what the person calls the session wherever an ID is taken
+	// (`myco run -n explore`, `--fork-from explore`, `/resume explore`):
+	// unique in the profile, empty for none (name.go).
+	Name       string    `json:"name,omitempty"`
 	Model      string    `json:"model,omitempty"`
 	Cwd        string    `json:"cwd,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
@@ -456,6 +460,7 @@ func (d *Document) ImageRefs(fn func(sha string)) {
 type Summary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
+	Name      string    `json:"name,omitempty"`
 	Model     string    `json:"model"`
 	Cwd       string    `json:"cwd,omitempty"` // the new-session form offers recent ones
 	CreatedAt time.Time `json:"created_at"`
@@ -487,7 +492,7 @@ func (s Summary) equal(o Summary) bool { return reflect.DeepEqual(s, o) }
 // Summarize returns the listing view of d.
 func (d *Document) Summarize() Summary {
 	sum := Summary{
-		ID: d.ID, Title: d.Title, Model: d.Model, Cwd: d.Cwd,
+		ID: d.ID, Title: d.Title, Name: d.Name, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
 		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
 		Usage:       d.UsageByModel(),

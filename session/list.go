@@ -976,10 +976,22 @@ const LastSession = "@last"
 
 // Resolve turns an ID or a unique prefix of one into the full ID, looking
 // in both the active and the archived folder; LastSession is the most
-// recently active session that is not archived.
+// recently active session that is not archived, and a session's name
+// (name.go) is that session. A name never looks like an ID prefix
+// (ValidateName), so which of the two an argument is never depends on the
+// order they are tried in.
 func (s *Store) Resolve(prefix string) (string, error) {
 	if prefix == LastSession {
 		return s.last()
+	}
+	if ValidateName(prefix) == nil {
+		ids, err := s.Named(prefix)
+		if err != nil {
+			return "", err
+		}
+		if len(ids) > 0 {
+			return ids[0], nil
+		}
 	}
 	if prefix == "" || ValidateID(prefix) != nil {
 		return "", fmt.Errorf("%w: %q", ErrInvalidID, prefix)

@@ -26,8 +26,9 @@ const ListingCacheName = "listing.cache"
 // of the body that follows the line, its length and its number of entries
 // (so the decoder grows no map). Version 2 is a binary body: version 1's
 // JSON took 50-90 ms to decode for 10,000 sessions, most of a restart's
-// listing; this one takes a few (listing_cache_codec.go).
-const listingCacheMagic = "myco listing cache 2"
+// listing; this one takes a few (listing_cache_codec.go). Version 3 adds
+// each session's name at the end of its entry.
+const listingCacheMagic = "myco listing cache 3"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

@@ -23,6 +23,7 @@ import (
 //	messages threads  parent parent_title  usage_count
 //	usage × usage_count: model input output cache_read cache_creation
 //	                     cache_creation_5m cache_creation_1h unknown
+//	name
 //
 // flags: 1 archived, 2 failed, 4 a sub-agent's session, 8 its goal is
 // blocked. A damaged summary is never written.
@@ -78,7 +79,7 @@ func appendCacheEntry(b []byte, e *fileEntry) []byte {
 		}
 		b = appendString(b, string(u.Usage.Unknown))
 	}
-	return b
+	return appendString(b, s.Name)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -214,6 +215,7 @@ func (r *cacheReader) entry(e *fileEntry) {
 			}
 		}
 	}
+	s.Name = r.string()
 }
 
 // usage is n ModelUsage from r's slab, a new one when it has no room.

@@ -23,7 +23,7 @@ func TestListingCacheRoundTrip(t *testing.T) {
 				ID: "0193c7b2-0000-7000-8000-0000000000a1", Title: "Ünïcode \"quoted\" title\n", Model: "anthropic/claude-sonnet-4-5",
 				Cwd: "/home/ana/src", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, east),
 				UpdatedAt: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC), Archived: true, Messages: 1002, Threads: 3, Failed: true,
-				Parent: "0193c7b2-0000-7000-8000-0000000000b2", ParentTitle: "the parent",
+				Parent: "0193c7b2-0000-7000-8000-0000000000b2", ParentTitle: "the parent", Name: "explore",
 				Usage: []ModelUsage{
 					{Model: "", Usage: Usage{InputTokens: 1}},
 					{Model: "openai/gpt", Usage: Usage{

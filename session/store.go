@@ -179,6 +179,9 @@ type NewSession struct {
 	// plans too).
 	Parent *Parent
 	Mode   string
+	// Name is checked by the caller (ValidateName), which also takes it
+	// from any other session that holds it.
+	Name string
 }
 
 // Create makes a new session with a UUIDv7 ID (time-ordered) and one empty
@@ -190,7 +193,7 @@ func (s *Store) Create(n NewSession) (*Document, error) {
 	}
 	now := s.now().UTC()
 	doc := &Document{
-		Schema: Schema, ID: id.String(), Title: n.Title, Model: n.Model, Cwd: n.Cwd,
+		Schema: Schema, ID: id.String(), Title: n.Title, Name: n.Name, Model: n.Model, Cwd: n.Cwd,
 		Parent: n.Parent, Mode: n.Mode,
 		CreatedAt: now, UpdatedAt: now,
 		Threads: []Thread{{CreatedAt: now, Messages: []Message{}}},

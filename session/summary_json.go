@@ -20,6 +20,9 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 	}
 	b = appendField(b, `{"id":`, sum.ID)
 	b = appendField(b, `,"title":`, sum.Title)
+	if sum.Name != "" {
+		b = appendField(b, `,"name":`, sum.Name)
+	}
 	b = appendField(b, `,"model":`, sum.Model)
 	if sum.Cwd != "" {
 		b = appendField(b, `,"cwd":`, sum.Cwd)
@@ -55,7 +58,7 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 
 // plainSummary reports whether the fast path encodes sum exactly.
 func plainSummary(sum *Summary) bool {
-	for _, s := range []string{sum.ID, sum.Title, sum.Model, sum.Cwd, sum.Parent, sum.ParentTitle, sum.Damaged} {
+	for _, s := range []string{sum.ID, sum.Title, sum.Name, sum.Model, sum.Cwd, sum.Parent, sum.ParentTitle, sum.Damaged} {
 		if !plainString(s) {
 			return false
 		}

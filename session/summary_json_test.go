@@ -20,12 +20,13 @@ func TestAppendSummaryJSONIsEncodingJSON(t *testing.T) {
 		{"every field", Summary{
 			ID: "a", Title: "Ünïcödé ✓ 日本", Model: "m", Cwd: "/home/ana/src", CreatedAt: at.In(zone), UpdatedAt: at.Add(time.Nanosecond),
 			Archived: true, Messages: 1, Threads: 1, Failed: true, Parent: "p", ParentTitle: "the parent", Damaged: "truncated JSON",
+			Name: "explore",
 			Usage: []ModelUsage{
 				{Model: "anthropic/x", Usage: Usage{InputTokens: 1, OutputTokens: 2, CacheReadInputTokens: 3, CacheCreationInputTokens: 4, CacheCreation5mInputTokens: 5, CacheCreation1hInputTokens: 6}},
 				{Model: "", Usage: Usage{}},
 			},
 		}},
-		{"escapes", Summary{ID: "b", Title: "a \"quote\" \\ <b> & \n\t\x01 \u2028 \u2029 \xff end", Cwd: "<", Damaged: "bad\x00"}},
+		{"escapes", Summary{ID: "b", Name: "<n>", Title: "a \"quote\" \\ <b> & \n\t\x01 \u2028 \u2029 \xff end", Cwd: "<", Damaged: "bad\x00"}},
 		{"html in a usage model", Summary{ID: "c", Usage: []ModelUsage{{Model: "<m>"}}}},
 		{"unknown usage members", Summary{ID: "d", Usage: []ModelUsage{{Model: "m", Usage: Usage{Unknown: jsontext.Value(`{"x":1}`)}}}}},
 		{"negative counts", Summary{ID: "e", Messages: -1, Usage: []ModelUsage{{Usage: Usage{InputTokens: -5, CacheReadInputTokens: -1}}}}},

@@ -118,20 +118,20 @@ function turnsArg(arg) {
   return Number(arg);
 }
 
-async function findSession(prefix) {
-  const matches = async (archived) => {
-    const q = new URLSearchParams({ q: prefix });
-    if (archived) q.set('archived', '1');
-    const list = await api('GET', `/api/sessions?${q}`);
-    return (Array.isArray(list) ? list : []).filter((s) => typeof s?.id === 'string' && s.id.startsWith(prefix));
-  };
-  let found = await matches(false);
-  if (found.length === 0) found = await matches(true);
-  const exact = found.find((s) => s.id === prefix);
-  if (exact) return exact.id;
-  if (found.length === 1) return found[0].id;
-  if (found.length === 0) throw new Error(`no session ID starts with “${prefix}”`);
-  throw new Error(`“${prefix}” is ambiguous: ${found.length} sessions start with it; type more of the ID`);
+// findSession asks the server which session an ID, the start of one, or
+// a session's name (`myco run -n NAME`) means: the store decides, as it
+// does for the CLI.
+async function findSession(which) {
+  let found;
+  try {
+    found = await api('GET', `/api/resolve?${new URLSearchParams({ id: which })}`);
+  } catch (err) {
+    if (err instanceof APIError && err.status === 404) throw new Error(`no session is named “${which}” or has an ID that starts with it`);
+    if (err instanceof APIError && err.status === 409) throw new Error(`“${which}” is ambiguous: several sessions start with it; type more of the ID`);
+    throw err;
+  }
+  if (typeof found?.id !== 'string') throw new Error('the server sent no session ID');
+  return found.id;
 }
 
 async function patchSession(change) {
@@ -185,7 +185,7 @@ const commandActions = {
     openSession(h.id);
   },
   resume: async (arg) => {
-    if (!arg) throw new Error('say which session: /resume ID (the start of the ID is enough), or /resume @last');
+    if (!arg) throw new Error('say which session: /resume ID (the start of the ID is enough), /resume NAME, or /resume @last');
     const which = arg.split(/\s+/)[0];
     const id = which.toLowerCase() === '@last' ? await lastOther() : await findSession(which);
     clearComposer();

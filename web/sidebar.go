@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"myco/session"
@@ -56,6 +57,26 @@ type SidebarView struct {
 	Grouped bool
 	HasMore bool // more sessions than rows: the home page has them all
 	Now     time.Time
+	// Needs and Working count the board's rows: the line above the rows
+	// links to the board on the home page.
+	Needs, Working int
+}
+
+// BoardLine is the sidebar's line of what needs the person ("2 need you
+// · 1 working"), "" when nothing does and nothing works.
+func (v SidebarView) BoardLine() string {
+	var parts []string
+	if v.Needs > 0 {
+		verb := " needs you"
+		if v.Needs > 1 {
+			verb = " need you"
+		}
+		parts = append(parts, strconv.Itoa(v.Needs)+verb)
+	}
+	if v.Working > 0 {
+		parts = append(parts, strconv.Itoa(v.Working)+" working")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // SidebarGroup is the rows of one folder, in the listing's order.

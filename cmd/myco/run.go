@@ -43,7 +43,7 @@ const usage = `myco - work with an LLM agent from a browser tab
 Usage:
   myco [--profile P] [--addr 127.0.0.1:0] [--no-open]   start (or reuse) the server, on its last address, and open the home page
   myco [--profile P] --resume ID                        open a session's page (an ID prefix is enough)
-  myco sessions list [--archived] [--json]              list sessions, newest first (damaged ones too)
+  myco sessions list [--archived] [--json]              list sessions, newest first, with their names (damaged ones too)
   myco sessions show ID [--json]                        print a session, its old transcripts too (or its document as JSON)
   myco sessions search WORDS [--json]                   find words in messages, scratchpads and old transcripts
   myco sessions title ID TITLE                          rename a session (open tabs update live)
@@ -53,17 +53,23 @@ Usage:
   myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
+  myco run [--session ID | --fork-from ID [--keep-turns N]] [--model M] [-n NAME] [--json] [--allow bash,edit] [PROMPT]
+                                                        run one turn headless (PROMPT or standard input), in a new session unless
+                                                        --session or --fork-from says otherwise: the answer on stdout, tool
+                                                        activity on stderr (--json: one event a line); -n names the session;
+                                                        a tool call settings would ask about fails the run unless --allow names it
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
   myco snapshots du                                     how much room undo's snapshots take, and what gc would free
   myco snapshots gc [--dry-run]                         remove snapshots of deleted sessions and file contents no snapshot needs
 
-An ID can be its first characters, or @last for the most recently active
-session. Every command takes --profile P (default "default"). Data lives in
-$MYCO_HOME, else $XDG_DATA_HOME/myco, else ~/.local/share/myco.
+An ID can be its first characters, a session's name (myco run -n NAME), or
+@last for the most recently active session. Every command takes --profile P
+(default "default"). Data lives in $MYCO_HOME, else $XDG_DATA_HOME/myco, else
+~/.local/share/myco.
 
-Exit status: 0 on success, 1 on failure (one line on stderr says why), 2 on a
-bad command line.
+Exit status: 0 on success, 1 on failure (one line on stderr says why; for
+myco run, a turn that did not end with an answer), 2 on a bad command line.
 `
 
 // run is the whole program: main only wires the process to it.
@@ -90,6 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return snapshotsCommand(ctx, e, *profile, rest[1:])
 	case "send":
 		return sendCommand(ctx, e, *profile, rest[1:])
+	case "run":
+		return runCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

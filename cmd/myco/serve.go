@@ -27,6 +27,18 @@ import (
 type serveOptions struct {
 	profile, addr, resume string
 	noOpen                bool
+	// headless is set for a server started in process by `myco run`
+	// (runcmd.go): nothing on stdout, no browser, warnings only in the log.
+	headless *headless
+}
+
+// headless is how `myco run` drives the server it started for its turn.
+type headless struct {
+	// ready is told the server's address and token once it serves.
+	ready func(profiles.ServerInfo)
+	// release is closed when the run is done with the server: it stops
+	// once no turn runs in it (another run's, or one a tab started).
+	release <-chan struct{}
 }
 
 // serve starts the profile's server, or opens the page on the one already
@@ -56,15 +68,54 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 	}
 	// One server per profile: the first to take server.lock serves, the
 	// others open the page on it.
-	serverLock := flock.New(filepath.Join(st.profile.Dir, "server.lock"))
+	serverLock := profileLock(st.profile)
 	locked, err := serverLock.TryLock()
 	if err != nil {
 		return fmt.Errorf("lock profile %q: %w", st.profile.Name, err)
 	}
 	if !locked {
-		return openRunning(e, st.profile, page, opts.noOpen)
+		info, err := openRunning(e, st.profile, page, opts.noOpen)
+		if err != nil || !info.Headless {
+			return err
+		}
+		// A headless run's server stops when the run ends: this myco
+		// takes over then, on the same address and token, so the tab just
+		// opened on it reconnects.
+		fmt.Fprintf(e.stdout, "it serves a headless run (myco run); this myco serves the profile when that run ends\n")
+		if err := waitLock(ctx, serverLock); err != nil {
+			return nil // stopped while waiting: nothing was served
+		}
+		opts.noOpen = true
 	}
 	defer serverLock.Unlock()
+	return serveLocked(ctx, e, st, settings, page, opts)
+}
+
+// waitLock takes lock once its holder lets it go, or fails when ctx ends.
+func waitLock(ctx context.Context, lock *flock.Flock) error {
+	t := time.NewTicker(idlePoll)
+	defer t.Stop()
+	for {
+		locked, err := lock.TryLock()
+		if err != nil || locked {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// profileLock is the lock whose holder serves the profile.
+func profileLock(p *profiles.Profile) *flock.Flock {
+	return flock.New(filepath.Join(p.Dir, "server.lock"))
+}
+
+// serveLocked serves the profile, whose lock the caller holds, until ctx
+// ends (or, headless, until the run releases it).
+func serveLocked(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
 	recoverJournals(e, st)
 	// Archives a crash cut short are finished while the server starts: its
 	// first page need not wait for the stat of every document that
@@ -93,18 +144,19 @@ func saveListing(e env, st *stores) {
 	}
 }
 
-// openRunning opens page on the profile's live server.
-func openRunning(e env, p *profiles.Profile, page string, noOpen bool) error {
+// openRunning opens page on the profile's live server, and returns what
+// server.json says of it.
+func openRunning(e env, p *profiles.Profile, page string, noOpen bool) (profiles.ServerInfo, error) {
 	info, err := waitServerInfo(p)
 	if err != nil {
-		return err
+		return info, err
 	}
 	link := info.URL + page + "?token=" + info.Token
 	fmt.Fprintf(e.stdout, "myco is already running for profile %q (pid %d): %s\n", p.Name, info.PID, link)
 	if !noOpen {
 		openBrowser(e, link)
 	}
-	return nil
+	return info, nil
 }
 
 // waitServerInfo reads server.json of a server that holds the profile lock;
@@ -182,19 +234,23 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		return err
 	}
 	cwd, _ := os.Getwd()
+	level := slog.LevelInfo
+	if opts.headless != nil {
+		level = slog.LevelWarn // stderr is the run's tool activity
+	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
 		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv,
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})),
 	}, ln)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	info := profiles.ServerInfo{PID: os.Getpid(), URL: srv.URL(), Token: token, StartedAt: time.Now().UTC()}
+	info := profiles.ServerInfo{PID: os.Getpid(), URL: srv.URL(), Token: token, StartedAt: time.Now().UTC(), Headless: opts.headless != nil}
 	if err := profiles.WriteServerInfo(st.profile.ServerPath(), info); err != nil {
 		ln.Close()
 		return err
@@ -203,6 +259,17 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ctx, ln) }()
 	go watchSettings(ctx, e, settings)
+	if h := opts.headless; h != nil {
+		h.ready(info)
+		select {
+		case err := <-serveErr:
+			return err
+		case <-ctx.Done():
+		case <-h.release:
+			waitIdle(ctx, e, srv)
+		}
+		return shutdown(srv)
+	}
 	link := srv.URL() + page + "?token=" + token
 	fmt.Fprintf(e.stdout, "myco is serving profile %q at %s\n", st.profile.Name, link)
 	if !opts.noOpen {
@@ -213,6 +280,11 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		return err
 	case <-ctx.Done():
 	}
+	return shutdown(srv)
+}
+
+// shutdown stops the server, waiting a few seconds for its requests.
+func shutdown(srv *server.Server) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
@@ -331,4 +403,26 @@ func processAlive(pid int) bool {
 	}
 	err = proc.Signal(syscall.Signal(0))
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// idlePoll is how often a headless server looks whether a turn still runs
+// in it before it stops.
+const idlePoll = 50 * time.Millisecond
+
+// waitIdle waits until no turn runs in srv (one another `myco run` or a
+// tab started on it while the run that started it ran), or ctx ends.
+func waitIdle(ctx context.Context, e env, srv *server.Server) {
+	if !srv.Busy() {
+		return
+	}
+	fmt.Fprintf(e.stderr, "myco: waiting for the turns other runs or tabs started on this server (pid %d) before it stops\n", os.Getpid())
+	t := time.NewTicker(idlePoll)
+	defer t.Stop()
+	for srv.Busy() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -92,13 +92,13 @@ func listSessions(e env, profile string, archived, asJSON bool) error {
 		return writeJSON(e, sums)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tMSGS\tMODEL\tTITLE")
+	fmt.Fprintln(tw, "ID\tUPDATED\tMSGS\tMODEL\tNAME\tTITLE")
 	for _, s := range sums {
 		if s.Damaged != "" {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\tDAMAGED: %s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Damaged)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\tDAMAGED: %s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Damaged)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Messages, orDash(s.Model), orDash(s.Title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Messages, orDash(s.Model), orDash(s.Name), orDash(s.Title))
 	}
 	return tw.Flush()
 }
