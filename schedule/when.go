@@ -1,0 +1,105 @@
+package schedule
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// MinEvery is the shortest @every a schedule may have: each run is a
+// turn of a model, and a shorter one would mostly pile up skipped runs.
+const MinEvery = time.Minute
+
+// When is a parsed `when`: the slots of a schedule. Slots are computed in
+// a time zone (the person's: time.Local in a running myco).
+type When struct {
+	spec  cron.Schedule
+	every time.Duration // @every: slots are anchored on the last one, not on the clock
+}
+
+// ParseWhen parses a five-field cron expression ("0 9 * * 1-5"), a
+// descriptor (@hourly, @daily, @weekly, @monthly, @yearly) or "@every
+// 30m". The error says why in plain words, for the person who typed it.
+func ParseWhen(s string) (When, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return When{}, fmt.Errorf("%w: when is empty: give a cron expression of five fields (minute hour day-of-month month day-of-week, e.g. \"0 9 * * 1-5\") or @every 30m", ErrInvalid)
+	}
+	spec, err := cron.ParseStandard(s)
+	if err != nil {
+		return When{}, fmt.Errorf("%w: when %q is not a schedule: %s; give five fields (minute hour day-of-month month day-of-week, e.g. \"0 9 * * 1-5\") or @every 30m", ErrInvalid, s, plainCronError(err))
+	}
+	w := When{spec: spec}
+	if d, ok := spec.(cron.ConstantDelaySchedule); ok {
+		if d.Delay < MinEvery {
+			return When{}, fmt.Errorf("%w: when %q is too often: @every must be at least %v", ErrInvalid, s, MinEvery)
+		}
+		w.every = d.Delay
+	}
+	return w, nil
+}
+
+// plainCronError rewords the parser's errors that say the most in its
+// own terms.
+func plainCronError(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "expected exactly 5 fields"):
+		if i := strings.Index(msg, ":"); i > 0 {
+			return msg[:i]
+		}
+	case strings.Contains(msg, "failed to parse duration"):
+		return "the duration after @every is not one (write it like 30m, 2h or 1h30m)"
+	case strings.HasPrefix(msg, "unrecognized descriptor"):
+		return msg + " (known: @hourly, @daily, @weekly, @monthly, @yearly, @every)"
+	}
+	return msg
+}
+
+// Next is the first slot after t, in loc; zero when there is none within
+// five years (a date that never comes, like 30 February).
+func (w When) Next(t time.Time, loc *time.Location) time.Time {
+	if w.spec == nil {
+		return time.Time{}
+	}
+	return w.spec.Next(t.In(loc))
+}
+
+// Latest is the last slot in (after, upto], and how many slots that
+// interval holds (capped: enough to tell one from several); zero and 0
+// when it holds none. After a long stop it does not walk every slot
+// since: it looks back from upto over growing windows.
+func (w When) Latest(after, upto time.Time, loc *time.Location) (time.Time, int) {
+	first := w.Next(after, loc)
+	if first.IsZero() || first.After(upto) {
+		return time.Time{}, 0
+	}
+	if w.every > 0 {
+		n := upto.Sub(first) / w.every
+		return first.Add(n * w.every).In(loc), int(n) + 1
+	}
+	for _, back := range []time.Duration{time.Hour, 48 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour, 5 * 367 * 24 * time.Hour} {
+		from := upto.Add(-back)
+		if !from.After(first) {
+			return w.walk(first, upto, loc)
+		}
+		if last, n := w.walk(w.Next(from, loc), upto, loc); n > 0 {
+			return last, n + 1 // first is before the window: several slots
+		}
+	}
+	return w.walk(first, upto, loc)
+}
+
+// walk steps from slot (itself a slot, or zero) while the slots are not
+// after upto.
+func (w When) walk(slot, upto time.Time, loc *time.Location) (time.Time, int) {
+	var last time.Time
+	n := 0
+	for !slot.IsZero() && !slot.After(upto) {
+		last, n = slot, n+1
+		slot = w.Next(slot, loc)
+	}
+	return last, n
+}
