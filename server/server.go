@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"myco/profiles"
+	"myco/schedule"
 	"myco/server/live"
 	"myco/server/tools"
 	"myco/session"
@@ -68,6 +69,15 @@ type Options struct {
 	// 10 s, 60 s and 60 s. Event streams have no body and set their own
 	// write deadlines, so none of these ends them (timeouts.go).
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// Schedules are the profile's scheduled tasks; nil: those of
+	// ProfileDir (none without one). ScheduleLock
+	// is the profile's server lock: schedules run only while this
+	// process holds it; nil, they are kept and shown but never run here.
+	// Location is the person's time zone, which their cron fields are
+	// read in (time.Local).
+	Schedules    *schedule.Store
+	ScheduleLock schedule.Locker
+	Location     *time.Location
 }
 
 // Server serves one profile on one loopback port.
@@ -83,6 +93,10 @@ type Server struct {
 	feed   *feed
 	snaps  *snapshot.Store // nil with undo off
 	served *servedCache    // what each provider serves (/model)
+
+	schedules *schedule.Store
+	sched     *schedule.Scheduler
+	runCtx    context.Context // Serve's: runs now end with it
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -141,6 +155,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		},
 		Snapshots: s.snaps,
 	})
+	s.newScheduler()
 	s.echo = s.routes()
 	s.http = &http.Server{
 		Handler:           bodyDeadline(s.echo, opts.BodyTimeout),
@@ -175,6 +190,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.live.RunIdle(ctx)
 	go s.collectSnapshots(ctx)
 	go s.events.heartbeat(ctx, s.opts.Heartbeat)
+	s.runCtx = ctx
+	if s.sched != nil && s.opts.ScheduleLock != nil {
+		go s.sched.Run(ctx)
+	}
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

@@ -82,7 +82,7 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 		<-started
 		saveListing(e, st)
 	}()
-	return runServer(ctx, e, st, settings, page, opts)
+	return runServer(ctx, e, st, settings, page, opts, serverLock)
 }
 
 // saveListing writes the listing cache (session.ListingCacheName), so the
@@ -176,7 +176,9 @@ func recoverJournals(e env, st *stores) {
 	}
 }
 
-func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
+// lock is the profile's server lock, held: the schedules run in the
+// process that holds it.
+func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions, lock *flock.Flock) error {
 	ln, token, err := listenRemembered(e, st.profile, opts.addr)
 	if err != nil {
 		return err
@@ -184,7 +186,7 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 	cwd, _ := os.Getwd()
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
-		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv,
+		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv, ScheduleLock: lock,
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),
