@@ -53,6 +53,12 @@ Usage:
   myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
+  myco schedule add [--session new|ID] [--deliver-to ID] [--model M] [--missed run_once|skip] [--disabled] NAME WHEN PROMPT
+                                                        run PROMPT on a clock: WHEN is five cron fields ("0 9 * * 1-5", local time) or "@every 30m"
+  myco schedule list [--json]                           schedules with their next and last run
+  myco schedule rm ID                                   remove a schedule (an ID prefix or its name is enough)
+  myco schedule run-now ID                              run a schedule at once (needs the running myco)
+  myco schedule history ID [--json]                     a schedule's runs, newest first: outcome, session, tokens
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
   myco snapshots du                                     how much room undo's snapshots take, and what gc would free
@@ -90,6 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return snapshotsCommand(ctx, e, *profile, rest[1:])
 	case "send":
 		return sendCommand(ctx, e, *profile, rest[1:])
+	case "schedule":
+		return scheduleCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

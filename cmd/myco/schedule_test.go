@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"myco/schedule"
+)
+
+// Without a server the schedule commands work on schedules.json: add
+// (session prefixes resolved), list, history, rm; run-now says it needs
+// the running myco; a bad when is refused with the parser's reason.
+func TestScheduleWithoutServer(t *testing.T) {
+	c := newCLI(t)
+	inbox := c.create("default", "inbox")
+	out, errOut, code := c.run("schedule", "add", "--deliver-to", inbox[:8], "--missed", "skip", "morning", "0 9 * * 1-5", "check the build")
+	if code != 0 || !strings.Contains(out, "added") || !strings.Contains(out, "next run") {
+		t.Fatalf("add: %d %q %q", code, out, errOut)
+	}
+	out, _, code = c.run("schedule", "list", "--json")
+	var list []struct {
+		schedule.Schedule
+		NextRun *string `json:"next_run"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list --json: %d %q", code, out)
+	}
+	sc := list[0]
+	if sc.DeliverTo != inbox || sc.Missed != schedule.MissedSkip || sc.Session != schedule.NewSession || !sc.Enabled || sc.NextRun == nil {
+		t.Errorf("listed %+v", sc)
+	}
+	if out, _, _ := c.run("schedule", "list"); !strings.Contains(out, "morning") || !strings.Contains(out, "0 9 * * 1-5") {
+		t.Errorf("list: %q", out)
+	}
+	if out, _, code := c.run("schedule", "history", "morning"); code != 0 || !strings.Contains(out, "has not run yet") {
+		t.Errorf("history by name: %d %q", code, out)
+	}
+	if _, errOut, code := c.run("schedule", "run-now", sc.ID[:6]); code != 1 || !strings.Contains(errOut, "needs the running myco") {
+		t.Errorf("run-now without a server: %d %q", code, errOut)
+	}
+	if _, errOut, code := c.run("schedule", "add", "x", "every day", "hi"); code != 1 || !strings.Contains(errOut, "expected exactly 5 fields") {
+		t.Errorf("bad when: %d %q", code, errOut)
+	}
+	if _, _, code := c.run("schedule", "add", "only-a-name"); code != 2 {
+		t.Errorf("add with one argument: exit %d, want 2", code)
+	}
+	if out, errOut, code := c.run("schedule", "rm", sc.ID); code != 0 || !strings.Contains(out, "removed") {
+		t.Fatalf("rm: %d %q %q", code, out, errOut)
+	}
+	if out, _, _ := c.run("schedule", "list"); !strings.Contains(out, "no schedules") {
+		t.Errorf("after rm: %q", out)
+	}
+}
