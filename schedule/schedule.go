@@ -107,10 +107,10 @@ type Run struct {
 
 // Tokens are what a run's model calls reported.
 type Tokens struct {
-	Input      int `json:"input_tokens,omitzero"`
-	Output     int `json:"output_tokens,omitzero"`
-	CacheRead  int `json:"cache_read_input_tokens,omitzero"`
-	CacheWrite int `json:"cache_creation_input_tokens,omitzero"`
+	Input      int64 `json:"input_tokens,omitzero"`
+	Output     int64 `json:"output_tokens,omitzero"`
+	CacheRead  int64 `json:"cache_read_input_tokens,omitzero"`
+	CacheWrite int64 `json:"cache_creation_input_tokens,omitzero"`
 }
 
 // Finished says whether the run has ended (or never ran).

@@ -329,4 +329,3 @@ func (c *scheduleClient) call(ctx context.Context, method, path string, body any
 	}
 	return nil
 }
-
