@@ -75,7 +75,7 @@ type Scheduler struct {
 	mu       sync.Mutex
 	holder   bool
 	inflight map[string]bool // schedule IDs with a run going on in this process
-	runs     sync.WaitGroup
+	ended    *sync.Cond      // on mu: a run ended (Wait)
 }
 
 // New makes a scheduler; Run starts its loop.
@@ -91,7 +91,9 @@ func New(opts Options) *Scheduler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Scheduler{opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	s := &Scheduler{opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	s.ended = sync.NewCond(&s.mu)
+	return s
 }
 
 // Location is the zone the schedules' slots are read in.
@@ -114,7 +116,13 @@ func (s *Scheduler) Holder() bool {
 }
 
 // Wait waits for the runs this process started to end and be recorded.
-func (s *Scheduler) Wait() { s.runs.Wait() }
+func (s *Scheduler) Wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.inflight) > 0 {
+		s.ended.Wait()
+	}
+}
 
 // Run is the loop: it looks at the schedules, starts what is due, and
 // sleeps until the next slot, a Wake, or Recheck, until ctx ends. Runs in
@@ -301,9 +309,7 @@ func (s *Scheduler) start(ctx context.Context, id string, r Run, slot time.Time)
 		return err
 	}
 	s.changed()
-	s.runs.Add(1)
 	go func() {
-		defer s.runs.Done()
 		defer s.done(id)
 		s.execute(ctx, sc, r)
 	}()
@@ -314,6 +320,7 @@ func (s *Scheduler) done(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.inflight, id)
+	s.ended.Broadcast()
 }
 
 // execute prepares the run's session, records it, runs the turn and
@@ -331,6 +338,11 @@ func (s *Scheduler) execute(ctx context.Context, sc Schedule, r Run) {
 	r.Outcome, r.Detail, r.Usage, r.Cost, r.Note = res.Outcome, res.Detail, res.Usage, res.Cost, res.Note
 	if r.Outcome == "" || r.Outcome == OutcomeRunning {
 		r.Outcome = OutcomeFailed
+	}
+	if ctx.Err() != nil && r.Outcome != OutcomeDone {
+		// myco is stopping: the turn was cut short by that, not by a
+		// person, and the slot is not run again.
+		r.Outcome, r.Detail = OutcomeInterrupted, "myco stopped during the run; it is not run again"
 	}
 	r.FinishedAt = s.opts.Now().UTC()
 	s.record(sc.ID, r)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"myco/schedule"
 	"myco/server/live"
@@ -37,6 +38,27 @@ func (s *Server) newScheduler() {
 		Store: s.schedules, Runner: scheduleRunner{s}, Lock: lock,
 		Now: s.opts.Now, Location: s.opts.Location, Logger: s.log,
 	})
+}
+
+// waitScheduledRuns gives the scheduled runs Serve's end stopped a moment
+// to record how they ended (interrupted), before the live sessions close;
+// one that does not make it is marked interrupted at the next start.
+func (s *Server) waitScheduledRuns(ctx context.Context) {
+	if s.sched == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		s.sched.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // notHeld is the lock of a server that runs no schedules.

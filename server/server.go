@@ -206,6 +206,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // lets every tab's r3labs handler return before it closes r3labs, whose
 // Close with a client still connected leaks that client's goroutine.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.waitScheduledRuns(ctx)
 	s.live.Close()
 	s.events.close()
 	return s.http.Shutdown(ctx)
