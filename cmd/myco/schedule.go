@@ -135,7 +135,11 @@ func (c *scheduleClient) add(ctx context.Context, sc schedule.Schedule) error {
 	}
 	var v scheduleView
 	if c.server != nil {
-		if err := c.call(ctx, http.MethodPost, "/api/schedules", sc, http.StatusCreated, &v); err != nil {
+		body := map[string]any{
+			"name": sc.Name, "when": sc.When, "prompt": sc.Prompt, "session": sc.Session,
+			"deliver_to": sc.DeliverTo, "model": sc.Model, "enabled": sc.Enabled, "missed": sc.Missed,
+		}
+		if err := c.call(ctx, http.MethodPost, "/api/schedules", body, http.StatusCreated, &v); err != nil {
 			return err
 		}
 	} else {

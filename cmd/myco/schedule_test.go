@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -50,5 +51,50 @@ func TestScheduleWithoutServer(t *testing.T) {
 	}
 	if out, _, _ := c.run("schedule", "list"); !strings.Contains(out, "no schedules") {
 		t.Errorf("after rm: %q", out)
+	}
+}
+
+// While the server runs, the commands go through its API: what add
+// writes, the server's loop and page see; run-now starts a run there.
+func TestScheduleThroughServer(t *testing.T) {
+	c := newCLI(t)
+	inbox := c.create("default", "inbox")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	getenv := func(k string) string {
+		if k == "MYCO_HOME" {
+			return c.home
+		}
+		return ""
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--no-open"}, getenv, nil, &out, &errOut) }()
+	waitURL(t, &out, done)
+
+	if out, errOut, code := c.run("schedule", "add", "--deliver-to", "@last", "--disabled", "digest", "@every 2h", "sum up"); code != 0 || !strings.Contains(out, "next run none (disabled)") {
+		t.Fatalf("add through the server: %d %q %q", code, out, errOut)
+	}
+	out1, _, _ := c.run("schedule", "list", "--json")
+	var list []schedule.Schedule
+	if err := json.Unmarshal([]byte(out1), &list); err != nil || len(list) != 1 || list[0].DeliverTo != inbox || list[0].Enabled {
+		t.Fatalf("list through the server: %v %q", err, out1)
+	}
+	if out, errOut, code := c.run("schedule", "run-now", "digest"); code != 0 || !strings.Contains(out, "started") {
+		t.Fatalf("run-now: %d %q %q", code, out, errOut)
+	}
+	hist, _, code := c.run("schedule", "history", "--json", "digest")
+	var runs []schedule.Run
+	if err := json.Unmarshal([]byte(hist), &runs); code != 0 || err != nil || len(runs) != 1 || runs[0].Trigger != schedule.TriggerNow {
+		t.Fatalf("history: %d %v %q", code, err, hist)
+	}
+	if out, errOut, code := c.run("schedule", "rm", list[0].ID[:8]); code != 0 || !strings.Contains(out, "removed") {
+		t.Fatalf("rm: %d %q %q", code, out, errOut)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if out, _, _ := c.run("schedule", "list"); !strings.Contains(out, "no schedules") {
+		t.Errorf("after rm, on disk: %q", out)
 	}
 }
