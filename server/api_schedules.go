@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -77,10 +78,8 @@ func (s *Server) createSchedule(c echo.Context) error {
 		Name: req.Name, When: req.When, Prompt: req.Prompt, Session: req.Session,
 		DeliverTo: req.DeliverTo, Model: req.Model, Enabled: req.Enabled == nil || *req.Enabled, Missed: req.Missed,
 	}
-	if err := sc.Normalize(); err != nil {
-		return err
-	}
-	if err := s.checkScheduleRefs(c, &sc); err != nil {
+	all := schedule.Patch{Session: &sc.Session, DeliverTo: &sc.DeliverTo, Model: &sc.Model}
+	if err := s.checkScheduleRefs(c, &sc, all); err != nil {
 		return err
 	}
 	sc, err := s.schedules.Add(sc)
@@ -106,13 +105,10 @@ func (s *Server) patchSchedule(c echo.Context) error {
 	// or on enabling).
 	probe := sc
 	applySchedulePatch(&probe, p)
-	if err := probe.Normalize(); err != nil {
+	if err := s.checkScheduleRefs(c, &probe, p); err != nil {
 		return err
 	}
-	if err := s.checkScheduleRefs(c, &probe); err != nil {
-		return err
-	}
-	p.Model = &probe.Model
+	p.Session, p.DeliverTo, p.Model = &probe.Session, &probe.DeliverTo, &probe.Model
 	sc, err = s.schedules.Patch(id, p)
 	if err != nil {
 		return err
@@ -137,22 +133,34 @@ func applySchedulePatch(sc *schedule.Schedule, p schedule.Patch) {
 	set(&sc.Missed, p.Missed)
 }
 
-// checkScheduleRefs checks that the sessions a schedule names exist and
-// are not archived, and resolves its model as a session's model is.
-func (s *Server) checkScheduleRefs(c echo.Context, sc *schedule.Schedule) error {
-	for _, ref := range []struct{ field, id string }{{"session", sc.Session}, {"deliver_to", sc.DeliverTo}} {
-		if ref.id == "" || ref.id == schedule.NewSession && ref.field == "session" {
+// checkScheduleRefs checks a schedule as a new one is checked, after
+// turning the sessions it names (an ID, a prefix of one, @last) into
+// IDs of sessions that exist and are not archived, and resolving its
+// model as a session's model is. A PATCH checks only the sessions it
+// changes: one archived since still lets the schedule be disabled.
+func (s *Server) checkScheduleRefs(c echo.Context, sc *schedule.Schedule, changed schedule.Patch) error {
+	for _, ref := range []struct {
+		field   string
+		id      *string
+		changed bool
+	}{{"session", &sc.Session, changed.Session != nil}, {"deliver_to", &sc.DeliverTo, changed.DeliverTo != nil}} {
+		typed := strings.TrimSpace(*ref.id)
+		if !ref.changed || typed == "" || typed == schedule.NewSession && ref.field == "session" {
 			continue
 		}
-		archived, err := s.opts.Sessions.IsArchived(ref.id)
+		id, err := s.opts.Sessions.Resolve(typed)
 		if err != nil {
-			return fmt.Errorf("%w: %s: there is no session %q", errBadInput, ref.field, ref.id)
+			return fmt.Errorf("%w: %s: there is no session %q", errBadInput, ref.field, typed)
 		}
-		if archived {
-			return fmt.Errorf("%w: %s: session %q is archived", errBadInput, ref.field, ref.id)
+		if archived, _ := s.opts.Sessions.IsArchived(id); archived {
+			return fmt.Errorf("%w: %s: session %q is archived", errBadInput, ref.field, id)
 		}
+		*ref.id = id
 	}
-	if sc.Model != "" {
+	if err := sc.Normalize(); err != nil {
+		return err
+	}
+	if changed.Model != nil && sc.Model != "" {
 		model, _, err := s.resolveModel(c.Request().Context(), sc.Model)
 		if err != nil {
 			return err

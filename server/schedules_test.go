@@ -155,7 +155,7 @@ func TestScheduleRunInABusySession(t *testing.T) {
 	st := ss.stream(t, work.ID)
 	wantStatus(t, ss.send(work.ID, "[[text:5]] [[delay:300ms]]"), http.StatusAccepted)
 	st.until("text.delta")
-	sc := ss.add(t, `{"name":"poke","when":"@every 1h","prompt":"hello","session":"`+work.ID+`"}`)
+	sc := ss.add(t, `{"name":"poke","when":"@every 1h","prompt":"hello","session":"`+work.ID[:13]+`"}`) // a prefix names it
 	wantStatus(t, ss.do("POST", "/api/schedules/"+sc.ID+"/run", nil), http.StatusAccepted)
 	run := ss.lastRun(t, sc.ID)
 	if run.Summary() != "skipped: a turn was running in the session" || run.Session != work.ID {

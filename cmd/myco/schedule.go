@@ -284,10 +284,20 @@ func (c *scheduleClient) history(ctx context.Context, v scheduleView, asJSON boo
 		if !r.FinishedAt.IsZero() {
 			took = r.FinishedAt.Sub(r.StartedAt).Round(time.Second).String()
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d\n", r.StartedAt.In(time.Local).Format("2006-01-02 15:04:05"), took, r.Summary(), r.Session,
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d\n", r.StartedAt.In(time.Local).Format("2006-01-02 15:04:05"), took, cutSummary(r.Summary()), r.Session,
 			r.Usage.Input+r.Usage.CacheRead+r.Usage.CacheWrite, r.Usage.Output)
 	}
 	return w.Flush()
+}
+
+// cutSummary keeps a failure's long words from stretching the table
+// (--json has them whole).
+func cutSummary(s string) string {
+	const max = 72
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
 }
 
 func printJSON(w io.Writer, v any) error {
