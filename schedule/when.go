@@ -17,6 +17,16 @@ const MinEvery = time.Minute
 type When struct {
 	spec  cron.Schedule
 	every time.Duration // @every: slots are anchored on the last one, not on the clock
+	// wall is set for an expression with fixed hours ("0 9 * * *",
+	// @daily): its slots are wall-clock times, computed on the clock's
+	// face (in UTC, where no hour repeats or is missing) and then placed
+	// in the zone, so a daylight-saving change neither runs one twice
+	// (the repeated hour) nor skips it (the missing hour runs at the
+	// first instant after, 02:30 as 03:30). Expressions that match every
+	// hour ("*/5 * * * *") keep their real-time slots: the repeated hour
+	// has its own.
+	wall *cron.SpecSchedule
+	zone *time.Location // the expression's own CRON_TZ, if any
 }
 
 // ParseWhen parses a five-field cron expression ("0 9 * * 1-5"), a
@@ -32,6 +42,14 @@ func ParseWhen(s string) (When, error) {
 		return When{}, fmt.Errorf("%w: when %q is not a schedule: %s; give five fields (minute hour day-of-month month day-of-week, e.g. \"0 9 * * 1-5\") or @every 30m", ErrInvalid, s, plainCronError(err))
 	}
 	w := When{spec: spec}
+	if sp, ok := spec.(*cron.SpecSchedule); ok && sp.Hour&allHours != allHours {
+		face := *sp
+		face.Location = time.UTC
+		w.wall = &face
+		if sp.Location != time.Local {
+			w.zone = sp.Location
+		}
+	}
 	if d, ok := spec.(cron.ConstantDelaySchedule); ok {
 		if d.Delay < MinEvery {
 			return When{}, fmt.Errorf("%w: when %q is too often: @every must be at least %v", ErrInvalid, s, MinEvery)
@@ -61,10 +79,36 @@ func plainCronError(err error) string {
 // Next is the first slot after t, in loc; zero when there is none within
 // five years (a date that never comes, like 30 February).
 func (w When) Next(t time.Time, loc *time.Location) time.Time {
-	if w.spec == nil {
+	switch {
+	case w.spec == nil:
 		return time.Time{}
+	case w.wall == nil:
+		return w.spec.Next(t.In(loc))
 	}
-	return w.spec.Next(t.In(loc))
+	if w.zone != nil {
+		loc = w.zone
+	}
+	face := onFace(t.In(loc))
+	for range 4 { // a slot that lands at or before t (the repeated hour) is the next one's
+		nf := w.wall.Next(face)
+		if nf.IsZero() {
+			return time.Time{}
+		}
+		n := time.Date(nf.Year(), nf.Month(), nf.Day(), nf.Hour(), nf.Minute(), nf.Second(), 0, loc)
+		if n.After(t) {
+			return n
+		}
+		face = nf
+	}
+	return time.Time{}
+}
+
+// allHours is the Hour field of an expression that matches every hour.
+const allHours = 1<<24 - 1
+
+// onFace is t's clock face (its date and time of day) as a UTC time.
+func onFace(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
 
 // Latest is the last slot in (after, upto], and how many slots that

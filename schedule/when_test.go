@@ -67,6 +67,40 @@ func TestNextSlotInLocalZone(t *testing.T) {
 	}
 }
 
+// A daylight-saving change neither runs a fixed-time slot twice (the
+// repeated hour in autumn) nor skips it (the missing hour in spring runs
+// at the first instant after); a slot every few minutes keeps running
+// through the repeated hour, which has real instants of its own.
+func TestDaylightSavingChanges(t *testing.T) {
+	ny := zone(t, "America/New_York")
+	slotsOn := func(when string, from time.Time, day string) []time.Time {
+		t.Helper()
+		w, err := schedule.ParseWhen(when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []time.Time
+		for at := w.Next(from, ny); at.Format("2006-01-02") <= day; at = w.Next(at, ny) {
+			if at.Format("2006-01-02") == day {
+				out = append(out, at)
+			}
+		}
+		return out
+	}
+	if got := slotsOn("30 1 * * *", time.Date(2026, 10, 31, 12, 0, 0, 0, ny), "2026-11-01"); len(got) != 1 {
+		t.Errorf("01:30 on the autumn change: slots %v, want one", got)
+	}
+	if got := slotsOn("30 2 * * *", time.Date(2026, 3, 7, 12, 0, 0, 0, ny), "2026-03-08"); len(got) != 1 {
+		t.Errorf("02:30 on the spring change (no such time): slots %v, want one", got)
+	}
+	if got := slotsOn("30 2 * * *", time.Date(2026, 3, 8, 12, 0, 0, 0, ny), "2026-03-09"); len(got) != 1 || got[0].Hour() != 2 {
+		t.Errorf("02:30 the day after the spring change: slots %v, want 02:30", got)
+	}
+	if got := slotsOn("*/30 * * * *", time.Date(2026, 10, 31, 12, 0, 0, 0, ny), "2026-11-01"); len(got) != 50 {
+		t.Errorf("every 30 minutes on the 25-hour day: %d slots, want 50", len(got))
+	}
+}
+
 // Latest finds the last slot of a long stop without walking every slot,
 // and says there were several.
 func TestLatestSlot(t *testing.T) {
