@@ -95,6 +95,9 @@ func (w When) Next(t time.Time, loc *time.Location) time.Time {
 			return time.Time{}
 		}
 		n := time.Date(nf.Year(), nf.Month(), nf.Day(), nf.Hour(), nf.Minute(), nf.Second(), 0, loc)
+		// A time the day skips: Go places it before the gap (02:30 as
+		// 01:30 EST); move it as far as the clock jumped (03:30 EDT).
+		n = n.Add(nf.Sub(onFace(n)))
 		if n.After(t) {
 			return n
 		}

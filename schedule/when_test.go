@@ -68,8 +68,8 @@ func TestNextSlotInLocalZone(t *testing.T) {
 }
 
 // A daylight-saving change neither runs a fixed-time slot twice (the
-// repeated hour in autumn) nor skips it (the missing hour in spring runs
-// at the first instant after); a slot every few minutes keeps running
+// repeated hour in autumn) nor skips it (02:30 of the missing hour in
+// spring runs at 03:30, as far as the clock jumped); a slot every few minutes keeps running
 // through the repeated hour, which has real instants of its own.
 func TestDaylightSavingChanges(t *testing.T) {
 	ny := zone(t, "America/New_York")
@@ -87,10 +87,10 @@ func TestDaylightSavingChanges(t *testing.T) {
 		}
 		return out
 	}
-	if got := slotsOn("30 1 * * *", time.Date(2026, 10, 31, 12, 0, 0, 0, ny), "2026-11-01"); len(got) != 1 {
+	if got := slotsOn("30 1 * * *", time.Date(2026, 10, 31, 12, 0, 0, 0, ny), "2026-11-01"); len(got) != 1 || got[0].Hour() != 1 {
 		t.Errorf("01:30 on the autumn change: slots %v, want one", got)
 	}
-	if got := slotsOn("30 2 * * *", time.Date(2026, 3, 7, 12, 0, 0, 0, ny), "2026-03-08"); len(got) != 1 {
+	if got := slotsOn("30 2 * * *", time.Date(2026, 3, 7, 12, 0, 0, 0, ny), "2026-03-08"); len(got) != 1 || got[0].Hour() != 3 || got[0].Minute() != 30 {
 		t.Errorf("02:30 on the spring change (no such time): slots %v, want one", got)
 	}
 	if got := slotsOn("30 2 * * *", time.Date(2026, 3, 8, 12, 0, 0, 0, ny), "2026-03-09"); len(got) != 1 || got[0].Hour() != 2 {
