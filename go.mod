@@ -18,6 +18,7 @@ require (
 	github.com/microcosm-cc/bluemonday v1.0.27
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/r3labs/sse/v2 v2.10.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/tidwall/sjson v1.2.5
 	github.com/yuin/goldmark v1.8.7

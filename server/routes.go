@@ -85,6 +85,17 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/images", s.uploadImage)
 	api.GET("/search", s.search)
 	api.GET("/events", s.profileEvents)
+	if s.schedules != nil {
+		e.GET("/schedules", s.schedulesPage)
+		e.GET("/partials/schedules", s.schedulesPartial)
+		api.GET("/schedules", s.listSchedules)
+		api.POST("/schedules", s.createSchedule)
+		api.GET("/schedules/:id", s.getSchedule)
+		api.PATCH("/schedules/:id", s.patchSchedule)
+		api.DELETE("/schedules/:id", s.deleteSchedule)
+		api.POST("/schedules/:id/run", s.runScheduleNow)
+		api.GET("/schedules/:id/runs", s.scheduleRuns)
+	}
 
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no such page")

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"myco/profiles"
+	"myco/schedule"
 	"myco/server/live"
 	"myco/server/tools"
 	"myco/session"
@@ -68,6 +69,15 @@ type Options struct {
 	// 10 s, 60 s and 60 s. Event streams have no body and set their own
 	// write deadlines, so none of these ends them (timeouts.go).
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// Schedules are the profile's scheduled tasks; nil: those of
+	// ProfileDir (none without one). ScheduleLock
+	// is the profile's server lock: schedules run only while this
+	// process holds it; nil, they are kept and shown but never run here.
+	// Location is the person's time zone, which their cron fields are
+	// read in (time.Local).
+	Schedules    *schedule.Store
+	ScheduleLock schedule.Locker
+	Location     *time.Location
 }
 
 // Server serves one profile on one loopback port.
@@ -86,6 +96,10 @@ type Server struct {
 	seen   *seenTracker    // when the person last looked at each session (the board)
 	// nameMu serialises the moves of session names (releaseName).
 	nameMu sync.Mutex
+
+	schedules *schedule.Store
+	sched     *schedule.Scheduler
+	runCtx    context.Context // Serve's: runs now end with it
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -150,6 +164,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		Snapshots: s.snaps,
 		Price:     s.price, // a budget charges what /usage shows
 	})
+	s.newScheduler()
 	s.echo = s.routes()
 	s.http = &http.Server{
 		Handler:           bodyDeadline(s.echo, opts.BodyTimeout),
@@ -184,6 +199,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.live.RunIdle(ctx)
 	go s.collectSnapshots(ctx)
 	go s.events.heartbeat(ctx, s.opts.Heartbeat)
+	s.runCtx = ctx
+	if s.sched != nil && s.opts.ScheduleLock != nil {
+		go s.sched.Run(ctx)
+	}
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -200,6 +219,7 @@ func (s *Server) Busy() bool { return s.live.Busy() }
 // lets every tab's r3labs handler return before it closes r3labs, whose
 // Close with a client still connected leaks that client's goroutine.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.waitScheduledRuns(ctx)
 	s.live.Close()
 	s.events.close()
 	return s.http.Shutdown(ctx)

@@ -78,6 +78,8 @@ func pageScript(page string) string {
 		return "page-session.js"
 	case "settings":
 		return "page-settings.js"
+	case "schedules":
+		return "page-schedules.js"
 	}
 	return ""
 }

@@ -58,6 +58,12 @@ Usage:
                                                         --session or --fork-from says otherwise: the answer on stdout, tool
                                                         activity on stderr (--json: one event a line); -n names the session;
                                                         a tool call settings would ask about fails the run unless --allow names it
+  myco schedule add [--session new|ID] [--deliver-to ID] [--model M] [--missed run_once|skip] [--disabled] NAME WHEN PROMPT
+                                                        run PROMPT on a clock: WHEN is five cron fields ("0 9 * * 1-5", local time) or "@every 30m"
+  myco schedule list [--json]                           schedules with their next and last run
+  myco schedule rm ID                                   remove a schedule (an ID prefix or its name is enough)
+  myco schedule run-now ID                              run a schedule at once (needs the running myco)
+  myco schedule history ID [--json]                     a schedule's runs, newest first: outcome, session, tokens
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
   myco snapshots du                                     how much room undo's snapshots take, and what gc would free
@@ -98,6 +104,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return sendCommand(ctx, e, *profile, rest[1:])
 	case "run":
 		return runCommand(ctx, e, *profile, rest[1:])
+	case "schedule":
+		return scheduleCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -185,7 +185,7 @@ func startHere(ctx context.Context, e env, st *stores, unlock func()) (profiles.
 	// through it; then it stops at once, without waiting for other turns.
 	srvCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
-		err := serveLocked(srvCtx, quiet, st, settings, "/", serveOptions{profile: st.profile.Name, noOpen: true, headless: h})
+		err := serveLocked(srvCtx, quiet, st, settings, "/", serveOptions{profile: st.profile.Name, noOpen: true, headless: h}, nil)
 		unlock()
 		served <- err
 	}()

@@ -538,3 +538,27 @@ func TestServeTakesOverFromHeadlessRun(t *testing.T) {
 	}
 	c.assertNoServer()
 }
+
+// A sub-agent's approval is the run's to give as its own: refused (the
+// turn stopped, the reason said) without --allow, approved once with it.
+func TestRunSubagentApprovals(t *testing.T) {
+	c := newRunCLI(t, map[string]any{"approvals": map[string]any{"bash": "ask", "edit": "ask"}})
+	marker := filepath.Join(t.TempDir(), "ran")
+	child := `⟦tool:bash {\"command\":\"touch ` + marker + ` && echo ran\"}⟧`
+	prompt := `[[tool:task {"description":"helper","prompt":"` + child + `"}]]`
+	out, errOut, code := c.myco(context.Background(), "", "run", prompt)
+	if code != 1 || out != "" || !strings.Contains(errOut, "a sub-agent (helper) asked to run bash and this run may not: pass --allow bash") {
+		t.Errorf("without --allow: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the sub-agent's command ran without an approval")
+	}
+	out, errOut = c.runOK("--allow", "bash", prompt)
+	if !strings.Contains(out, "ran") || !strings.Contains(errOut, "approved bash once for a sub-agent (helper)") {
+		t.Errorf("with --allow bash: stdout %q, stderr %q", out, errOut)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	c.assertNoServer()
+}

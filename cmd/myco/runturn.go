@@ -280,6 +280,10 @@ func (r *headlessRun) follow(ctx context.Context, res *turnResult, events <-chan
 		case "tool.approval":
 			r.approval(res, d)
 			refused[d.ToolUseID] = res.refused != ""
+		case "subagent":
+			if d.Status == "approval" {
+				r.subagentApproval(ctx, res, d)
+			}
 		case "message.end":
 			if d.Role == "assistant" {
 				res.answer, res.stop = d.Message, d.StopReason
@@ -310,6 +314,11 @@ type eventData struct {
 	Input      json.RawMessage `json:"input"`
 	IsError    bool            `json:"is_error"`
 	Output     string          `json:"output"`
+	// A subagent event's: the sub-agent's session, its state and title.
+	Session string `json:"session"`
+	Status  string `json:"status"`
+	Detail  string `json:"detail"`
+	Title   string `json:"title"`
 }
 
 // approvalKind is the kind of approval a tool needs, as settings and
@@ -341,6 +350,55 @@ func (r *headlessRun) approval(res *turnResult, d eventData) {
 	}
 	if res.failed == "" && !res.interrupted {
 		r.stopTurn(res.session)
+	}
+}
+
+// subagentApproval answers what a sub-agent of the run's turn waits for,
+// as approval answers the turn's own: the run reads the sub-agent's
+// pending approvals from its stream's snapshot and approves each once
+// when --allow names its kind; otherwise it stops the whole turn (its
+// sub-agents with it) and says why.
+func (r *headlessRun) subagentApproval(ctx context.Context, res *turnResult, d eventData) {
+	kind := approvalKind(d.Detail)
+	if !slices.Contains(r.opts.allow, kind) {
+		res.refused = fmt.Sprintf("a sub-agent (%s) asked to run %s and this run may not: pass --allow %s", d.Title, d.Detail, kind)
+		if !slices.Contains(allowKinds, kind) {
+			res.refused = fmt.Sprintf("a sub-agent (%s) asked to run %s, which needs an approval a headless run cannot give", d.Title, d.Detail)
+		}
+		if res.failed == "" && !res.interrupted {
+			r.stopTurn(res.session)
+		}
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	events, _, err := r.api.events(sctx, d.Session)
+	if err == nil {
+		var snap struct {
+			Approvals []struct {
+				ToolUseID string `json:"tool_use_id"`
+				Name      string `json:"name"`
+			} `json:"approvals"`
+		}
+		ev, ok := <-events
+		if !ok || ev.name != "snapshot" || json.Unmarshal(ev.data, &snap) != nil {
+			err = errors.New("its event stream gave no snapshot")
+		}
+		for _, a := range snap.Approvals {
+			if approvalKind(a.Name) != kind {
+				continue
+			}
+			if err = r.api.call(sctx, http.MethodPost, sessionPath(d.Session, "approvals", a.ToolUseID), map[string]string{"decision": "once"}, http.StatusOK, nil); err != nil {
+				break
+			}
+			fmt.Fprintf(r.e.stderr, "myco: approved %s once for a sub-agent (%s) (--allow %s)\n", a.Name, d.Title, kind)
+		}
+	}
+	if err != nil {
+		res.refused = fmt.Sprintf("could not approve %s for a sub-agent (%s): %v", d.Detail, d.Title, err)
+		if res.failed == "" && !res.interrupted {
+			r.stopTurn(res.session)
+		}
 	}
 }
 

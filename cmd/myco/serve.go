@@ -20,6 +20,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"myco/profiles"
+	"myco/schedule"
 	"myco/server"
 	"myco/server/llm"
 )
@@ -88,7 +89,7 @@ func serve(ctx context.Context, e env, opts serveOptions) error {
 		opts.noOpen = true
 	}
 	defer serverLock.Unlock()
-	return serveLocked(ctx, e, st, settings, page, opts)
+	return serveLocked(ctx, e, st, settings, page, opts, serverLock)
 }
 
 // waitLock takes lock once its holder lets it go, or fails when ctx ends.
@@ -114,8 +115,11 @@ func profileLock(p *profiles.Profile) *flock.Flock {
 }
 
 // serveLocked serves the profile, whose lock the caller holds, until ctx
-// ends (or, headless, until the run releases it).
-func serveLocked(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
+// ends (or, headless, until the run releases it). schedules is that lock
+// when this server runs the profile's schedules; nil for a headless run's
+// server, which serves one turn (a slot due meanwhile runs at the next
+// start, as its schedule's missed choice says).
+func serveLocked(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions, schedules *flock.Flock) error {
 	recoverJournals(e, st)
 	// Archives a crash cut short are finished while the server starts: its
 	// first page need not wait for the stat of every document that
@@ -133,7 +137,7 @@ func serveLocked(ctx context.Context, e env, st *stores, settings *profiles.Live
 		<-started
 		saveListing(e, st)
 	}()
-	return runServer(ctx, e, st, settings, page, opts)
+	return runServer(ctx, e, st, settings, page, opts, schedules)
 }
 
 // saveListing writes the listing cache (session.ListingCacheName), so the
@@ -228,19 +232,27 @@ func recoverJournals(e env, st *stores) {
 	}
 }
 
-func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions) error {
+// lock is the profile's server lock, held: the schedules run in the
+// process that holds it.
+func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSettings, page string, opts serveOptions, lock *flock.Flock) error {
 	ln, token, err := listenRemembered(e, st.profile, opts.addr)
 	if err != nil {
 		return err
 	}
 	cwd, _ := os.Getwd()
+	// A nil lock must stay a nil Locker: an interface holding a nil
+	// *flock.Flock would run the schedules with no lock.
+	var schedules schedule.Locker
+	if lock != nil {
+		schedules = lock
+	}
 	level := slog.LevelInfo
 	if opts.headless != nil {
 		level = slog.LevelWarn // stderr is the run's tool activity
 	}
 	srv, err := server.New(server.Options{
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
-		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv,
+		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv, ScheduleLock: schedules,
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),

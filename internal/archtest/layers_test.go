@@ -19,7 +19,7 @@ const module = "myco"
 // never one above. ARCHITECTURE.md says what each layer owns.
 var app = []layer{
 	{"no domain", []string{"internal/..."}},
-	{"domain and assets", []string{"session", "profiles", "snapshot", "server/event", "static"}},
+	{"domain and assets", []string{"session", "profiles", "schedule", "snapshot", "server/event", "static"}},
 	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "session/hostile"}},
 	{"turn engine and views", []string{"server/live", "web"}},
 	{"exports and generators", []string{"export", "web/chromacss"}},
@@ -41,6 +41,7 @@ var e2e = []layer{
 var never = map[string][]string{
 	"session":      web,
 	"profiles":     web,
+	"schedule":     web,
 	"snapshot":     web,
 	"server/event": web,
 	"internal/...": web,
