@@ -358,4 +358,18 @@ func TestArchivingTheParentStopsItsSubagents(t *testing.T) {
 			t.Fatalf("task outcome %q (interrupted %v), want it stopped", out, b.Interrupted)
 		}
 	}
+	// The archive finishes once the turn has ended (its files move in the
+	// background): wait for it, so the test's folder is not removed under
+	// the move.
+	for archived := false; !archived; {
+		select {
+		case <-deadline:
+			t.Fatal("the archive never finished")
+		case <-time.After(10 * time.Millisecond):
+		}
+		archived, _ = e.store.IsArchived(s.ID())
+		if _, open := s.m.Get(s.ID()); open {
+			archived = false
+		}
+	}
 }
