@@ -243,13 +243,17 @@ func (s *Server) sessionPage(c echo.Context) error {
 func (s *Server) lineage(doc *session.Document) (web.Lineage, error) {
 	var l web.Lineage
 	parentFound := false
-	for _, archived := range []bool{false, true} {
-		sums, err := s.opts.Sessions.List(session.ListOptions{Archived: archived})
+	for _, opts := range []session.ListOptions{{}, {Archived: true}, {Subagents: true}, {Archived: true, Subagents: true}} {
+		sums, err := s.opts.Sessions.List(opts)
 		if err != nil {
 			return web.Lineage{}, err
 		}
 		for _, sum := range sums {
-			if sum.Parent == doc.ID && sum.Damaged == "" {
+			switch {
+			case sum.Parent != doc.ID || sum.Damaged != "":
+			case sum.Subagent:
+				l.Subagents = append(l.Subagents, sum)
+			default:
 				l.Forks = append(l.Forks, sum)
 			}
 			if doc.Parent != nil && sum.ID == doc.Parent.Session {
@@ -260,7 +264,9 @@ func (s *Server) lineage(doc *session.Document) (web.Lineage, error) {
 	l.ParentGone = doc.Parent != nil && !parentFound
 	// Newest activity first, as the listings are: archived forks after
 	// the active ones otherwise.
-	slices.SortStableFunc(l.Forks, func(a, b session.Summary) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	byActivity := func(a, b session.Summary) int { return b.UpdatedAt.Compare(a.UpdatedAt) }
+	slices.SortStableFunc(l.Forks, byActivity)
+	slices.SortStableFunc(l.Subagents, byActivity)
 	return l, nil
 }
 

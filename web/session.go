@@ -51,8 +51,9 @@ type Lineage struct {
 	// deleted), so the page names it without a link.
 	ParentTitle string
 	ParentGone  bool
-	// Forks are the sessions forked from this one, active and archived.
-	Forks []session.Summary
+	// Forks are the sessions forked from this one, active and archived;
+	// Subagents the sessions its agent's task calls started.
+	Forks, Subagents []session.Summary
 }
 
 // ContextInfo is what the context gauge shows.
@@ -116,6 +117,7 @@ type SessionView struct {
 	LockedBy     *LockInfo
 	Parent       *ParentView
 	Forks        []ForkView
+	Subagents    []ForkView // the sub-agents its task calls started
 	Links        []LinkView
 	Scratchpad   string
 	Sidecars     []SidecarView
@@ -413,6 +415,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Title:            titleOr(doc.Title),
 		Parent:           newParentView(doc, opts.Lineage),
 		Forks:            forkViews(opts.Lineage.Forks),
+		Subagents:        forkViews(opts.Lineage.Subagents),
 		Model:            doc.Model,
 		Cwd:              doc.Cwd,
 		CreatedAt:        doc.CreatedAt,

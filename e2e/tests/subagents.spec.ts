@@ -69,6 +69,9 @@ test('task cards follow their sub-agents: approval, stop, answer, links', async 
   await expect(page.getByTestId('subagent-session')).toHaveCount(2);
   await page.reload();
   await expect(page.getByTestId('subagent-session')).toHaveCount(2);
+  // The side panel lists them under this session, apart from its forks.
+  await expect(page.getByTestId('subagents-panel').getByTestId('fork-row')).toHaveCount(2);
+  await expect(page.getByTestId('forks-panel')).toHaveCount(0);
   await page.screenshot({ path: `${shots}/done-desktop.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: `${shots}/done-phone.png`, fullPage: true });
