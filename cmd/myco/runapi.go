@@ -77,7 +77,10 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, wan
 		*s = string(data)
 		return err
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("the running myco's answer: %w", err)
+	}
+	return nil
 }
 
 // sseEvent is one event of a session's stream: its name and JSON data.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"myco/profiles"
 	"myco/schedule"
 )
 
@@ -87,7 +85,7 @@ type scheduleClient struct {
 	e      env
 	st     *stores
 	store  *schedule.Store
-	server *profiles.ServerInfo
+	api    *apiClient // nil: no server runs, the commands work on the file
 }
 
 func openScheduleClient(e env, profile string) (*scheduleClient, error) {
@@ -97,7 +95,7 @@ func openScheduleClient(e env, profile string) (*scheduleClient, error) {
 	}
 	c := &scheduleClient{e: e, st: st, store: schedule.OpenStore(st.profile.Dir, nil)}
 	if info, ok := liveServer(st.profile); ok && answers(info) {
-		c.server = &info
+		c.api = newAPIClient(info)
 	}
 	return c, nil
 }
@@ -134,7 +132,7 @@ func (c *scheduleClient) add(ctx context.Context, sc schedule.Schedule) error {
 		*ref = id
 	}
 	var v scheduleView
-	if c.server != nil {
+	if c.api != nil {
 		body := map[string]any{
 			"name": sc.Name, "when": sc.When, "prompt": sc.Prompt, "session": sc.Session,
 			"deliver_to": sc.DeliverTo, "model": sc.Model, "enabled": sc.Enabled, "missed": sc.Missed,
@@ -159,7 +157,7 @@ func (c *scheduleClient) add(ctx context.Context, sc schedule.Schedule) error {
 
 func (c *scheduleClient) all(ctx context.Context) ([]scheduleView, error) {
 	var out []scheduleView
-	if c.server != nil {
+	if c.api != nil {
 		err := c.call(ctx, http.MethodGet, "/api/schedules", nil, http.StatusOK, &out)
 		return out, err
 	}
@@ -229,7 +227,7 @@ func (c *scheduleClient) list(ctx context.Context, asJSON bool) error {
 
 func (c *scheduleClient) remove(ctx context.Context, v scheduleView) error {
 	var err error
-	if c.server != nil {
+	if c.api != nil {
 		err = c.call(ctx, http.MethodDelete, "/api/schedules/"+url.PathEscape(v.ID), nil, http.StatusNoContent, nil)
 	} else {
 		err = c.store.Delete(v.ID)
@@ -242,7 +240,7 @@ func (c *scheduleClient) remove(ctx context.Context, v scheduleView) error {
 }
 
 func (c *scheduleClient) runNow(ctx context.Context, v scheduleView) error {
-	if c.server == nil {
+	if c.api == nil {
 		return fmt.Errorf("run-now needs the running myco (schedules run in the process that serves profile %q): start it with `myco --profile %s`, then run this again", c.st.profile.Name, c.st.profile.Name)
 	}
 	var out struct{ Run schedule.Run }
@@ -255,7 +253,7 @@ func (c *scheduleClient) runNow(ctx context.Context, v scheduleView) error {
 
 func (c *scheduleClient) history(ctx context.Context, v scheduleView, asJSON bool) error {
 	var runs []schedule.Run
-	if c.server != nil {
+	if c.api != nil {
 		if err := c.call(ctx, http.MethodGet, "/api/schedules/"+url.PathEscape(v.ID)+"/runs", nil, http.StatusOK, &runs); err != nil {
 			return err
 		}
@@ -306,40 +304,12 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// call sends a request to the running server and decodes its answer into
-// out (nil: none), or says what it refused.
+// call sends a request to the running server (apiClient.call) and says
+// what it refused in the command's words.
 func (c *scheduleClient) call(ctx context.Context, method, path string, body any, want int, out any) error {
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(data)
+	err := c.api.call(ctx, method, path, body, want, out)
+	if ae := (*apiError)(nil); errors.As(err, &ae) {
+		return fmt.Errorf("the running myco refused: %s", ae.msg)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.server.URL+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.server.Token)
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return fmt.Errorf("through the running myco (%s): %w", c.server.URL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != want {
-		var e struct{ Error string }
-		json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("the running myco refused: %s", e.Error)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("the running myco's answer: %w", err)
-	}
-	return nil
+	return err
 }

@@ -16,12 +16,7 @@ type Activity struct {
 
 // Activities are the busy live sessions of this process.
 func (m *Manager) Activities() []Activity {
-	m.mu.Lock()
-	live := make([]*Session, 0, len(m.sessions))
-	for _, s := range m.sessions {
-		live = append(live, s)
-	}
-	m.mu.Unlock()
+	live := m.live()
 	out := make([]Activity, 0, len(live))
 	for _, s := range live {
 		s.mu.Lock()
@@ -31,6 +26,17 @@ func (m *Manager) Activities() []Activity {
 			continue
 		}
 		out = append(out, Activity{Session: s.id, Status: status, Detail: detail, Since: slot.started, Parent: s.parentID()})
+	}
+	return out
+}
+
+// live is the sessions open in this process now.
+func (m *Manager) live() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
 	}
 	return out
 }

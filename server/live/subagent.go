@@ -343,14 +343,8 @@ type Subagent struct {
 
 // Subagents lists the sub-agents running in this process, by parent.
 func (m *Manager) Subagents() []Subagent {
-	m.mu.Lock()
-	live := make([]*Session, 0, len(m.sessions))
-	for _, s := range m.sessions {
-		live = append(live, s)
-	}
-	m.mu.Unlock()
 	var out []Subagent
-	for _, s := range live {
+	for _, s := range m.live() {
 		s.mu.Lock()
 		for _, ev := range s.subagentEventsLocked() {
 			out = append(out, Subagent{Subagent: ev, Parent: s.id})
