@@ -82,10 +82,10 @@ func scheduleCommand(ctx context.Context, e env, profile string, args []string) 
 // scheduleClient does the commands through the running server (server
 // set) or on the file.
 type scheduleClient struct {
-	e      env
-	st     *stores
-	store  *schedule.Store
-	api    *apiClient // nil: no server runs, the commands work on the file
+	e     env
+	st    *stores
+	store *schedule.Store
+	api   *apiClient // nil: no server runs, the commands work on the file
 }
 
 func openScheduleClient(e env, profile string) (*scheduleClient, error) {
