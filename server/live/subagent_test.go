@@ -3,7 +3,10 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -299,28 +302,39 @@ func TestStoppingTheParentStopsItsSubagent(t *testing.T) {
 }
 
 // A sub-agent of a session in plan mode plans too: it starts in plan
-// mode, where its shell may only read.
+// mode, where its shell may only read (bash allowed in settings, and the
+// sub-agent asked to write a file, forked or not: nothing is written).
 func TestSubagentInheritsPlanMode(t *testing.T) {
+	realSandbox(t)
 	e, _ := newSubagentEnv(t, profiles.Subagents{MaxDepth: 2, MaxRunning: 4})
 	s := e.newSession(t)
-	if _, err := s.Update(func(d *session.Document) error {
-		d.Mode = "plan"
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	if mode, err := s.SetMode(ModePlan); err != nil || mode != ModePlan {
+		t.Fatalf("SetMode(plan) = %q, %v", mode, err)
 	}
-	r, err := s.Run(context.Background(), taskCall(t, "scout", "⟦say:looked⟧", false))
+	target := filepath.Join(e.work, "made.txt")
+	write := `⟦tool:bash {"command":"touch ` + target + ` && echo wrote"}⟧`
+	r, err := s.Run(context.Background(), taskCall(t, "scout", write, false)+" "+taskCall(t, "forked scout", write, true))
 	if err != nil || r.Failed() {
 		t.Fatalf("turn %+v %v", r, err)
 	}
-	for _, b := range results(s) {
+	res := results(s)
+	if len(res) != 2 {
+		t.Fatalf("%d outcomes, want 2", len(res))
+	}
+	for _, b := range res {
 		doc, err := e.store.Load(b.Session)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Mode != "plan" {
+		if doc.Mode != ModePlan {
 			t.Fatalf("child's mode %q, want plan", doc.Mode)
 		}
+		if out := resultText(t, b); !strings.Contains(out, "read-only sandbox") || !strings.Contains(out, "cannot touch") {
+			t.Fatalf("child's answer %q: want its write refused by the read-only sandbox", out)
+		}
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a sub-agent of a plan wrote a file: %v", err)
 	}
 }
 
