@@ -232,5 +232,11 @@ func (s *Server) schedulesView() (web.SchedulesView, error) {
 	// Whether this process runs them: it does once its loop took the
 	// lock (at its first look, as Serve starts).
 	runs := s.opts.ScheduleLock != nil && s.sched.Holder()
-	return web.NewSchedulesView(s.opts.Profile, list, s.sched.Location(), runs), nil
+	title := func(id string) string {
+		if h, err := s.opts.Sessions.Header(id); err == nil {
+			return h.Title
+		}
+		return ""
+	}
+	return web.NewSchedulesView(s.opts.Profile, list, s.sched.Location(), runs, title), nil
 }

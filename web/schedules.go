@@ -48,29 +48,36 @@ type ScheduleRunView struct {
 }
 
 // NewSchedulesView builds the page's rows from the schedules, their next
-// slot computed in loc.
-func NewSchedulesView(profile string, list []schedule.Schedule, loc *time.Location, runs bool) SchedulesView {
+// slot computed in loc; title names a session by its title ("" when it
+// has none, or is gone: the row names it by its ID's start).
+func NewSchedulesView(profile string, list []schedule.Schedule, loc *time.Location, runs bool, title func(id string) string) SchedulesView {
 	v := SchedulesView{Profile: profile, Zone: loc.String(), Runs: runs, Rows: make([]ScheduleRow, 0, len(list))}
 	if v.Zone == "Local" {
 		v.Zone = time.Now().In(loc).Format("MST")
 	}
 	for _, sc := range list {
-		v.Rows = append(v.Rows, newScheduleRow(sc, loc))
+		v.Rows = append(v.Rows, newScheduleRow(sc, loc, title))
 	}
 	return v
 }
 
-func newScheduleRow(sc schedule.Schedule, loc *time.Location) ScheduleRow {
+func newScheduleRow(sc schedule.Schedule, loc *time.Location, title func(string) string) ScheduleRow {
+	name := func(id string) string {
+		if t := title(id); t != "" {
+			return "“" + t + "”"
+		}
+		return "session " + shortID(id)
+	}
 	r := ScheduleRow{
 		ID: sc.ID, Name: sc.Name, When: sc.When, Prompt: firstLine(sc.Prompt), Missed: sc.Missed,
 		Enabled: sc.Enabled, Running: sc.Running(), Next: sc.NextSlot(loc),
 		Target: "a new session each run", DeliverTo: sc.DeliverTo,
 	}
 	if sc.Session != schedule.NewSession {
-		r.Target, r.TargetURL = "session "+shortID(sc.Session), "/s/"+sc.Session
+		r.Target, r.TargetURL = name(sc.Session), "/s/"+sc.Session
 	}
 	if sc.DeliverTo != "" {
-		r.DeliverTo, r.DeliverURL = "session "+shortID(sc.DeliverTo), "/s/"+sc.DeliverTo
+		r.DeliverTo, r.DeliverURL = name(sc.DeliverTo), "/s/"+sc.DeliverTo
 	}
 	if last, ok := sc.LastRun(); ok {
 		lv := &ScheduleRunView{Outcome: last.Outcome, Summary: last.Summary(), At: last.StartedAt, Usage: runUsage(last)}

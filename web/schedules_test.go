@@ -21,7 +21,9 @@ func TestScheduleRows(t *testing.T) {
 				Usage: schedule.Tokens{Input: 1000, CacheRead: 234, Output: 56}, Cost: &cost}}},
 		{ID: "s2", Name: "Off", When: "@every 1h", Prompt: "x", Session: "work", Enabled: false, Since: since},
 	}
-	v := NewSchedulesView("p", list, loc, true)
+	// A session with a title is named by it; one without, by its ID.
+	titles := map[string]string{"work": "Work log"}
+	v := NewSchedulesView("p", list, loc, true, func(id string) string { return titles[id] })
 	on, off := v.Rows[0], v.Rows[1]
 	if want := time.Date(2026, 12, 2, 9, 0, 0, 0, loc); !on.Next.Equal(want) {
 		t.Errorf("next %v, want %v", on.Next, want)
@@ -32,7 +34,7 @@ func TestScheduleRows(t *testing.T) {
 	if on.Last == nil || on.Last.Summary != "skipped: a turn was running in the session" || on.Last.SessionURL != "/s/run-session" || on.Last.Usage != "1,234 in · 56 out · $0.0123" {
 		t.Errorf("last run %+v", on.Last)
 	}
-	if !off.Next.IsZero() || off.TargetURL != "/s/work" || off.Last != nil {
+	if !off.Next.IsZero() || off.TargetURL != "/s/work" || off.Target != "“Work log”" || off.Last != nil {
 		t.Errorf("disabled row %+v", off)
 	}
 	var b strings.Builder
