@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"myco/internal/textcut"
 	"myco/session"
 )
 
@@ -65,6 +66,39 @@ type BlockView struct {
 	Tool      *ToolCallView
 	Result    *ToolResultView
 	Thinking  *ThinkingView // the model's reasoning (thinking.go)
+	// NotShown is how many bytes of a text past maxShownText the page
+	// leaves out (the export has them all).
+	NotShown int
+}
+
+// maxShownText bounds the text of one block a page shows: a message of
+// 100 MB (a pasted log, a runaway answer) would take the server seconds
+// to render and the tab longer to draw. The document keeps it whole.
+const maxShownText = 1 << 20
+
+// shownText is text cut to what a page shows, and how much it leaves out.
+func shownText(text string) (string, int) {
+	if len(text) <= maxShownText {
+		return text, 0
+	}
+	cut := textcut.Bytes(text, maxShownText)
+	return cut, len(text) - len(cut)
+}
+
+// sizeText is a size in bytes as people read it: "2.4 MB", "512 KB".
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+	case n >= 1<<10:
+		return strconv.Itoa(n>>10) + " KB"
+	}
+	return plural(n, "byte")
+}
+
+// NotShownText says what a cut text leaves out, and where to read it.
+func (b BlockView) NotShownText() string {
+	return "… " + sizeText(b.NotShown) + " more of this message are not shown here; export the session (side panel) to read all of it"
 }
 
 // ToolCallView is a tool the agent called and, once recorded, its outcome.
@@ -232,12 +266,13 @@ func newMessageView(sessionID string, m session.Message, results map[string]*Too
 func newBlockView(sessionID string, m session.Message, i int, b session.Block) BlockView {
 	switch b.Type {
 	case session.BlockText:
+		text, notShown := shownText(b.Text)
 		if m.Role == "assistant" {
-			return BlockView{Kind: KindText, HTML: RenderMarkdown(b.Text)}
+			return BlockView{Kind: KindText, HTML: RenderMarkdown(text), NotShown: notShown}
 		}
 		// A person's words are shown as typed: markdown would eat their
 		// asterisks and underscores.
-		return BlockView{Kind: KindText, Text: b.Text}
+		return BlockView{Kind: KindText, Text: text, NotShown: notShown}
 	case session.BlockImage:
 		return BlockView{Kind: KindImage, ImageURL: imageURL(sessionID, m.ID, i, b), MediaType: b.MediaType}
 	case session.BlockToolUse:
