@@ -33,7 +33,8 @@ type seenTracker struct {
 	since   time.Time
 	last    map[string]time.Time
 	open    map[string]int
-	pending bool // a save is due
+	pending *time.Timer // the save that is due, nil for none
+	closed  bool        // the server is down: saves happen now, not later
 }
 
 type seenJSON struct {
@@ -116,16 +117,26 @@ func (t *seenTracker) saveSoon() {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.pending {
+	if t.pending != nil || t.closed {
 		return
 	}
-	t.pending = true
-	time.AfterFunc(seenSaveDelay, t.save)
+	t.pending = time.AfterFunc(seenSaveDelay, t.save)
+}
+
+// close writes what is due at once; later looks are not saved.
+func (t *seenTracker) close() {
+	t.mu.Lock()
+	due := t.pending != nil && t.pending.Stop()
+	t.closed = true
+	t.mu.Unlock()
+	if due {
+		t.save()
+	}
 }
 
 func (t *seenTracker) save() {
 	t.mu.Lock()
-	t.pending = false
+	t.pending = nil
 	f := seenJSON{Since: t.since, Seen: make(map[string]time.Time, len(t.last))}
 	for id, at := range t.last {
 		f.Seen[id] = at

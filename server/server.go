@@ -222,7 +222,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.waitScheduledRuns(ctx)
 	s.live.Close()
 	s.events.close()
-	return s.http.Shutdown(ctx)
+	err := s.http.Shutdown(ctx)
+	s.seen.close() // after the tabs' streams: their last looks are in
+	return err
 }
 
 // snapshotStore is the profile's snapshot store for /undo, /redo and
