@@ -283,7 +283,7 @@ func (s *Store) searchOrder() ([]candidate, error) {
 	// find. List's slices are shared and read only: the candidates point
 	// into them.
 	var active, archived [][]Summary
-	n := 0
+	n, nArchived := 0, 0
 	for _, sub := range []bool{false, true} {
 		a, err := s.List(ListOptions{Subagents: sub})
 		if err != nil {
@@ -294,11 +294,11 @@ func (s *Store) searchOrder() ([]candidate, error) {
 			return nil, err
 		}
 		active, archived = append(active, a), append(archived, b)
-		n += len(a) + len(b)
+		n, nArchived = n+len(a)+len(b), nArchived+len(b)
 	}
 	// A session listed in both folders (moved while they were listed)
 	// is searched once, where the listing found it active.
-	inArchive := make(map[string]bool, n)
+	inArchive := make(map[string]bool, nArchived)
 	for _, sums := range archived {
 		for _, sum := range sums {
 			inArchive[sum.ID] = true
