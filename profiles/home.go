@@ -23,3 +23,17 @@ func Home(getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(home, ".local", "share", "myco"), nil
 }
+
+// PersonalInstructions is the person's own instruction file, read into
+// every session's system prompt before the project's:
+// $XDG_CONFIG_HOME/myco/AGENTS.md, else $HOME/.config/myco/AGENTS.md; ""
+// when neither is set.
+func PersonalInstructions(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "myco", "AGENTS.md")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "myco", "AGENTS.md")
+	}
+	return ""
+}

@@ -61,3 +61,25 @@ func TestHome(t *testing.T) {
 		})
 	}
 }
+
+// The person's own instruction file follows the XDG Base Directory spec:
+// $XDG_CONFIG_HOME when it is absolute, else ~/.config.
+func TestPersonalInstructions(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/cfg", "HOME": "/home/ana"}, "/cfg/myco/AGENTS.md"},
+		{"relative xdg is ignored", map[string]string{"XDG_CONFIG_HOME": "cfg", "HOME": "/home/ana"}, "/home/ana/.config/myco/AGENTS.md"},
+		{"home", map[string]string{"HOME": "/home/ana"}, "/home/ana/.config/myco/AGENTS.md"},
+		{"neither", map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := profiles.PersonalInstructions(func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("PersonalInstructions = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -107,6 +109,11 @@ func allowBash(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow
 func startCacheSession(t *testing.T, provider, title string) *cacheSession {
 	t.Helper()
 	c := &cacheSession{t: t, dir: t.TempDir(), provider: provider, fake: fakellm.Start(t)}
+	// The project's instructions are part of the system prompt, read once
+	// per live session: a restart and a fork read the same bytes.
+	if err := os.WriteFile(filepath.Join(c.dir, "AGENTS.md"), []byte("Run the tests with go test ./..."), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.cs = startChatServer(t, c.dir, c.fake, provider, allowBash)
 	c.id = c.cs.create(title).ID
 	c.st = c.cs.stream(t, c.id)
@@ -179,6 +186,9 @@ func TestRequestsStayByteStable(t *testing.T) {
 				if !strings.Contains(last, want) {
 					t.Errorf("the fork's call does not carry %q", want)
 				}
+			}
+			if first := calls[0].system + strings.Join(calls[0].msgs, ""); !strings.Contains(first, "go test ./...") {
+				t.Errorf("the first call does not carry AGENTS.md: %s", first)
 			}
 			if !bytes.Contains([]byte(calls[0].tools), []byte("goal_status")) {
 				t.Error("goal_status is not in the first call's tools: the tool set must not change when a goal starts")

@@ -49,6 +49,10 @@ type Options struct {
 	// ProfileDir is the profile's folder, which the agent's file tools
 	// never read or change.
 	ProfileDir string
+	// PersonalInstructions is the person's own instruction file, read into
+	// every session's system prompt (profiles.PersonalInstructions); ""
+	// reads none.
+	PersonalInstructions string
 	// Getenv reads myco's environment, for the Settings page to say
 	// whether a provider's key variable is set; nil reads nothing.
 	Getenv func(string) string
@@ -156,7 +160,8 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderGoal:  web.GoalHTML, OwnerURL: s.URL(), RenderContext: renderContext,
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
-		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
+		PersonalInstructions: opts.PersonalInstructions,
+		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}

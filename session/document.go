@@ -55,6 +55,10 @@ type Document struct {
 	// Todo is the agent's checklist for a task of several steps
 	// (todo_write, when the settings turn it on); replaced whole.
 	Todo []TodoItem `json:"todo,omitempty"`
+	// Instructions are the project's instruction files (AGENTS.md,
+	// CLAUDE.md, MYCO.md) the live session last read into its system
+	// prompt, in the order they went in (instructions.go); replaced whole.
+	Instructions []Instruction `json:"instructions,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`

@@ -76,22 +76,24 @@ type Record struct {
 // Header is a change of header fields: each field that is set replaces
 // the document's.
 type Header struct {
-	Title       *string    `json:"title,omitzero"`
-	Name        *string    `json:"name,omitzero"`
-	Model       *string    `json:"model,omitzero"`
-	Cwd         *string    `json:"cwd,omitzero"`
-	Archived    *bool      `json:"archived,omitzero"`
-	Links       *[]Link    `json:"links,omitzero"`
-	Scratchpad  *string    `json:"scratchpad,omitzero"`
-	Think       *string    `json:"think,omitzero"`
-	Personality *string    `json:"personality,omitzero"`
-	Goal        *Goal      `json:"goal,omitzero"`
-	Mode        *string    `json:"mode,omitzero"`
-	Todo        *TodoList  `json:"todo,omitzero"`
-	Queued      *[]Queued  `json:"queued,omitzero"`
-	Notes       *[]Note    `json:"notes,omitzero"`
-	Spent       *Spent     `json:"spent,omitzero"`
-	UpdatedAt   *time.Time `json:"updated_at,omitzero"`
+	Title       *string   `json:"title,omitzero"`
+	Name        *string   `json:"name,omitzero"`
+	Model       *string   `json:"model,omitzero"`
+	Cwd         *string   `json:"cwd,omitzero"`
+	Archived    *bool     `json:"archived,omitzero"`
+	Links       *[]Link   `json:"links,omitzero"`
+	Scratchpad  *string   `json:"scratchpad,omitzero"`
+	Think       *string   `json:"think,omitzero"`
+	Personality *string   `json:"personality,omitzero"`
+	Goal        *Goal     `json:"goal,omitzero"`
+	Mode        *string   `json:"mode,omitzero"`
+	Todo        *TodoList `json:"todo,omitzero"`
+	// Instructions replace the document's list whole.
+	Instructions *[]Instruction `json:"instructions,omitzero"`
+	Queued       *[]Queued      `json:"queued,omitzero"`
+	Notes        *[]Note        `json:"notes,omitzero"`
+	Spent        *Spent         `json:"spent,omitzero"`
+	UpdatedAt    *time.Time     `json:"updated_at,omitzero"`
 }
 
 // headerChange is the Header that turns a's header fields into b's, nil
@@ -118,6 +120,8 @@ func headerChange(a, b *Document) *Header {
 	set(a.Mode != b.Mode, func() { h.Mode = &b.Mode })
 	set(!slices.EqualFunc(a.Todo, b.Todo, func(x, y TodoItem) bool { return x.Text == y.Text && x.State == y.State }),
 		func() { h.Todo = (*TodoList)(&b.Todo) })
+	set(!slices.EqualFunc(a.Instructions, b.Instructions, Instruction.Same),
+		func() { h.Instructions = &b.Instructions })
 	set(!slices.EqualFunc(a.Queued, b.Queued, sameQueued),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
@@ -171,6 +175,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Todo != nil {
 		d.Todo = *h.Todo
+	}
+	if h.Instructions != nil {
+		d.Instructions = *h.Instructions
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued

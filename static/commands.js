@@ -207,6 +207,12 @@ const commandActions = {
   compact: async (arg) => {
     await api('POST', `${urls.session}/compact`, arg.trim() ? { focus: arg.trim() } : undefined);
   },
+  init: async (arg) => {
+    if (arg.toLowerCase() !== 'reload') throw new Error('only /init reload is here for now: it reads the instruction files (AGENTS.md, CLAUDE.md, MYCO.md) again');
+    const r = await api('POST', `${urls.session}/instructions/reload`);
+    const files = Array.isArray(r?.instructions) ? r.instructions.filter((f) => !f.same_as && !f.skipped) : [];
+    note(files.length === 0 ? 'No instruction file found: the agent has none.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}; the next request carries them.`);
+  },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
   goal: (arg) => goalCommand(arg),

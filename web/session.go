@@ -132,6 +132,8 @@ type SessionView struct {
 	// Mode is "plan" while plan mode is on; Todo the agent's checklist.
 	Mode string
 	Todo []session.TodoItem
+	// Instructions: see PanelView.
+	Instructions []InstructionView
 	// Usage is the token total of every response in the session.
 	Usage UsageView
 	// Context feeds the gauge of the context against the threshold.
@@ -165,6 +167,9 @@ type PanelView struct {
 	Links        []LinkView
 	Scratchpad   string
 	Todo         []session.TodoItem
+	// Instructions are the instruction files the session read for its
+	// system prompt (instructions.go).
+	Instructions []InstructionView
 	// Editable: links and the scratchpad can be changed in the panel.
 	Editable bool
 	// PatchURL is where the panel's edits are sent.
@@ -176,7 +181,7 @@ func (v SessionView) Panel() PanelView {
 	return PanelView{
 		ID: v.ID, Model: v.Model, Cwd: v.Cwd, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 		MessageCount: v.MessageCount, Threads: len(v.Earlier) + 1, Parent: v.Parent,
-		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad, Todo: v.Todo,
+		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad, Todo: v.Todo, Instructions: v.Instructions,
 		Editable: !v.ReadOnly(), PatchURL: sessionAPIURL(v.ID),
 	}
 }
@@ -189,7 +194,8 @@ func NewPanelView(doc *session.Document, readOnly bool, price Pricer) PanelView 
 		ID: doc.ID, Model: doc.Model, Cwd: doc.Cwd, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt,
 		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
 		Usage: sessionUsage(doc, price), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
-		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
+		Instructions: instructionViews(doc),
+		Editable:     !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
 	p.Parent = newParentView(doc, Lineage{})
 	return p
@@ -434,6 +440,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Goal:             doc.Goal,
 		Mode:             doc.Mode,
 		Todo:             doc.Todo,
+		Instructions:     instructionViews(doc),
 		Status:           opts.Status,
 		EventsSeq:        opts.EventsSeq,
 	}

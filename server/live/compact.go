@@ -224,7 +224,7 @@ func (s *Session) threshold() int {
 func (s *Session) estimateContext() int {
 	var n int
 	s.w.View(func(d *session.Document) { n = d.Threads[len(d.Threads)-1].Estimate() })
-	return n + session.EstimateText(systemPrompt)
+	return n + session.EstimateText(systemPrompt) + session.EstimateText(s.instructionsText())
 }
 
 // carryBudget is how many tokens of recent messages a successor carries:

@@ -49,7 +49,7 @@ func (s *Session) documentContext() int {
 		}
 	})
 	if estimated {
-		used += session.EstimateText(systemPrompt)
+		used += session.EstimateText(systemPrompt) + session.EstimateText(s.instructionsText())
 	}
 	return used
 }

@@ -115,6 +115,10 @@ type Options struct {
 	// ProfileDir, which the file tools refuse too, is the profile's own
 	// folder.
 	ProfileDir string
+	// PersonalInstructions is the person's own instruction file
+	// (~/.config/myco/AGENTS.md), read into every session's system prompt
+	// before the project's (instructions.go); "" reads none.
+	PersonalInstructions string
 	// DefaultModel, when set, replaces the settings' default_model: the
 	// model of sessions that name none.
 	DefaultModel string
@@ -285,6 +289,11 @@ func (m *Manager) openSession(id string) (*Session, error) {
 		return nil, err
 	}
 	s := newSession(m, w)
+	if !s.inheritInstructions() {
+		if err := s.loadInstructions(); err != nil {
+			m.log.Warn("instructions not recorded", "session", id, "err", err)
+		}
+	}
 	// Messages still queued were saved by a process that ended before their
 	// turns: keep them as the person's messages; reopening runs nothing.
 	s.keepQueued()

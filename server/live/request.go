@@ -35,8 +35,9 @@ const forkedNote = `This session is a fork: the conversation above was copied fr
 // sends is byte-stable within a session, so the providers' prompt cache
 // holds: the system prompt and the tools change only when the person
 // changes the model, plan mode, persona or thinking (docs/API.md lists
-// them), and what changes on its own (a new shell, the date, the shell's
-// folder) rides in a context note delivered with the person's next
+// them) or reloads the instruction files (read once, instructions.go),
+// and what changes on its own (a new shell, the date, the shell's folder)
+// rides in a context note delivered with the person's next
 // message and kept, so later requests repeat it as it was sent.
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	model := s.model()
@@ -44,7 +45,7 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	var cacheKey string
 	s.w.View(func(d *session.Document) { thread, cacheKey = d.Threads[len(d.Threads)-1], d.PromptCacheKey() })
 	msgs := goalRequest(s.withNotes(seen(thread.Messages)))
-	system := fmt.Sprintf(systemPrompt, s.folder()) + s.planSystem()
+	system := fmt.Sprintf(systemPrompt, s.folder()) + s.instructionsText() + s.planSystem()
 	if model == "" {
 		return llm.Request{}, nil, fmt.Errorf("%w: this session names no model and settings have no default_model", llm.ErrNoProvider)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,6 +98,10 @@ type Session struct {
 	// budgetParents are the sessions whose budgets this one's model calls
 	// also count against, nearest first (ChargeAlsoTo, budget.go); s.mu.
 	budgetParents []string
+	// instr are the instruction files read for the system prompt
+	// (instructions.go): set when the session opens and on /init reload
+	// only, so the prompt stays byte-stable between.
+	instr atomic.Pointer[instructions]
 }
 
 type approval struct {

@@ -315,3 +315,39 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%.2f MB", float64(n)/(1<<20))
 }
+
+// maxHeadFile is the largest file ReadHead reads: it hashes the whole file.
+const maxHeadFile = 8 << 20
+
+// ReadHead reads the first max bytes of t, a text file, under the file
+// tools' rules (a regular file, not a hard link to a denied one), for
+// myco's own use: a project's instruction files. It returns them, the
+// file's size and the SHA-256 of the whole file, hex. A file with a NUL
+// byte in its first bytes is not text (ErrNotText); one over 8 MB is
+// ErrTooLarge.
+func ReadHead(t Target, max int) (head []byte, size int64, sum string, err error) {
+	f, info, err := openRegular(t)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer f.Close()
+	if info.Size() > maxHeadFile {
+		return nil, 0, "", fail(ErrTooLarge, "%s is %s, over the %s read", t.Path, sizeText(info.Size()), sizeText(maxHeadFile))
+	}
+	h := sha256.New()
+	br := bufio.NewReader(io.TeeReader(io.LimitReader(f, maxHeadFile+1), h))
+	head = make([]byte, max)
+	n, err := io.ReadFull(br, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, 0, "", fmt.Errorf("read %s: %w", t.Path, err)
+	}
+	head = head[:n]
+	if bytes.IndexByte(head[:min(n, sniffLen)], 0) >= 0 {
+		return nil, 0, "", fail(ErrNotText, "%s is a binary file", t.Path)
+	}
+	rest, err := io.Copy(io.Discard, br)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("read %s: %w", t.Path, err)
+	}
+	return head, int64(n) + rest, hex.EncodeToString(h.Sum(nil)), nil
+}
