@@ -235,7 +235,7 @@ func (r *reservation) settle(u session.Usage, callErr error) {
 		}
 	}
 	l.mu.Unlock()
-	l.save()
+	l.saveSoon()
 }
 
 func reportedUsage(u session.Usage) bool {

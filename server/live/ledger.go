@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"myco/internal/atomicfile"
 	"myco/session"
@@ -32,7 +33,47 @@ type ledger struct {
 	days map[string]session.Spent // by local date, 2006-01-02
 	held map[string]session.Spent // in flight, by account (accountKey)
 
-	saveMu sync.Mutex // orders writes of the file
+	saveMu sync.Mutex  // orders writes of the file
+	due    *time.Timer // the write that is due (s.mu), nil for none
+	closed bool        // the manager closed: write at once
+}
+
+// ledgerSaveDelay gathers the charges of a moment into one write: a
+// write is two fsyncs, and a turn makes a call every few hundred
+// milliseconds (sub-agents more). A crash loses at most this much of the
+// day's spend; each session's own is durable with its document.
+const ledgerSaveDelay = time.Second
+
+// saveSoon writes the ledger after ledgerSaveDelay, once for the charges
+// of that moment; at once when the manager is closed.
+func (l *ledger) saveSoon() {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		l.save()
+		return
+	}
+	if l.due == nil && l.path != "" {
+		l.due = time.AfterFunc(ledgerSaveDelay, func() {
+			l.mu.Lock()
+			l.due = nil
+			l.mu.Unlock()
+			l.save()
+		})
+	}
+	l.mu.Unlock()
+}
+
+// close writes what is due now; later charges are written at once.
+func (l *ledger) close() {
+	l.mu.Lock()
+	l.closed = true
+	due := l.due != nil && l.due.Stop()
+	l.due = nil
+	l.mu.Unlock()
+	if due {
+		l.save()
+	}
 }
 
 // ledgerJSON is budget.json.

@@ -445,4 +445,5 @@ func (m *Manager) Close() {
 	for _, s := range all {
 		s.close()
 	}
+	m.ledger.close() // after the sessions: their last calls are charged
 }
