@@ -62,7 +62,8 @@ func normalQuery(q string) string { return strings.ToLower(strings.TrimSpace(q))
 // normalQuery), ignoring case; a blank q matches every session.
 func matchesQuery(sum *session.Summary, q string) bool {
 	return q == "" || strings.Contains(strings.ToLower(sum.Title), q) ||
-		strings.Contains(strings.ToLower(sum.Model), q) || strings.Contains(sum.ID, q)
+		strings.Contains(strings.ToLower(sum.Model), q) || strings.Contains(sum.ID, q) ||
+		strings.Contains(strings.ToLower(sum.Name), q)
 }
 
 type createRequest struct {

@@ -301,6 +301,12 @@ func TestSessionsAPI(t *testing.T) {
 	if len(list) != 1 || list[0].ID != b.ID {
 		t.Fatalf("q by id gave %+v", list)
 	}
+	// A session's name is found as its title is.
+	wantStatus(t, ts.do("PATCH", "/api/sessions/"+b.ID, strings.NewReader(`{"name":"explore-phase"}`)), http.StatusOK)
+	list = decode[[]session.Summary](t, ts.do("GET", "/api/sessions?q=EXPLORE", nil))
+	if len(list) != 1 || list[0].ID != b.ID || list[0].Name != "explore-phase" {
+		t.Fatalf("q by name gave %+v", list)
+	}
 
 	doc := decode[map[string]any](t, ts.do("GET", "/api/sessions/"+a.ID, nil))
 	if doc["cwd"] != "/work" || doc["schema"] != float64(1) {

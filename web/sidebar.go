@@ -133,7 +133,7 @@ func (v SidebarView) PartialURL() string {
 // EmptyText is what the sidebar says when it has no rows.
 func (v SidebarView) EmptyText() string {
 	if v.Query != "" {
-		return "No title, model or ID matches “" + v.Query + "”."
+		return "No title, name, model or ID matches “" + v.Query + "”."
 	}
 	return "No sessions yet."
 }

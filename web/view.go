@@ -189,7 +189,7 @@ func (v HomeView) FirstPage() bool { return v.page() == 1 }
 func (v HomeView) EmptyText() string {
 	switch {
 	case v.Query != "":
-		return "No title, model or ID matches “" + v.Query + "”."
+		return "No title, name, model or ID matches “" + v.Query + "”."
 	case v.Subagents:
 		return "No sub-agent has run yet: the agent starts one with its task tool."
 	case v.Archived:
