@@ -37,13 +37,14 @@ func (s *Server) boardView() (web.BoardView, error) {
 			v.Working = append(v.Working, row)
 		}
 	}
-	own, err := s.opts.Sessions.List(session.ListOptions{})
+	// The listing's summaries as they are (Summaries copies none): the
+	// board reads the newest week of them on every home page and sidebar.
+	own, _, err := s.opts.Sessions.Summaries(session.ListOptions{})
 	if err != nil {
 		return v, err
 	}
 	doneMore := 0
-	for i := range own {
-		sum := &own[i]
+	for sum := range own {
 		if now.Sub(sum.UpdatedAt) > boardRecent {
 			break // newest first: the rest are older
 		}
