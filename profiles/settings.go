@@ -129,6 +129,9 @@ type Model struct {
 type Approvals struct {
 	Bash string `json:"bash"`
 	Edit string `json:"edit"`
+	// Memory is the remember tool's: adding a fact to the project's
+	// .myco/memory.md, which later sessions load.
+	Memory string `json:"memory"`
 }
 
 // DefaultSettings returns the settings of a profile with no settings.json.
@@ -146,7 +149,7 @@ func DefaultSettings() Settings {
 			"anthropic/claude-sonnet-4-5": {ContextWindow: 200000},
 			"anthropic/claude-haiku-4-5":  {ContextWindow: 200000},
 		},
-		Approvals:     Approvals{Bash: ApprovalAsk, Edit: ApprovalAsk},
+		Approvals:     Approvals{Bash: ApprovalAsk, Edit: ApprovalAsk, Memory: ApprovalAsk},
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &redact,
 		Notifications: &notify,

@@ -52,8 +52,9 @@ type filePrice struct {
 }
 
 type fileApprovals struct {
-	Bash *string `json:"bash"`
-	Edit *string `json:"edit"`
+	Bash   *string `json:"bash"`
+	Edit   *string `json:"edit"`
+	Memory *string `json:"memory"`
 }
 
 // over returns s with every key the file sets. Providers and models merge key
@@ -72,6 +73,7 @@ func (f fileSettings) over(s Settings) Settings {
 	}
 	set(&s.Approvals.Bash, f.Approvals.Bash)
 	set(&s.Approvals.Edit, f.Approvals.Edit)
+	set(&s.Approvals.Memory, f.Approvals.Memory)
 	set(&s.DeniedPaths, f.DeniedPaths)
 	if f.RedactSecrets != nil {
 		s.RedactSecrets = f.RedactSecrets

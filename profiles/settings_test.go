@@ -27,7 +27,7 @@ func TestDefaultSettings(t *testing.T) {
 			"anthropic/claude-sonnet-4-5": {ContextWindow: 200000},
 			"anthropic/claude-haiku-4-5":  {ContextWindow: 200000},
 		},
-		Approvals:     profiles.Approvals{Bash: "ask", Edit: "ask"},
+		Approvals:     profiles.Approvals{Bash: "ask", Edit: "ask", Memory: "ask"},
 		DeniedPaths:   []string{"~/.ssh", "~/.aws", "~/.gnupg"},
 		RedactSecrets: &yes,
 		Notifications: &yes,

@@ -39,6 +39,7 @@ func (s Settings) Validate() error {
 		s.checkModels(),
 		checkApproval(keyPath("approvals", "bash"), s.Approvals.Bash),
 		checkApproval(keyPath("approvals", "edit"), s.Approvals.Edit),
+		checkApproval(keyPath("approvals", "memory"), s.Approvals.Memory),
 		s.checkDeniedPaths(),
 		s.checkSteering(),
 		s.checkShellEnv(),

@@ -73,7 +73,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 	v := web.SettingsView{
 		Profile: s.opts.Profile, Path: s.opts.Settings.Path(),
 		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel, FastModel: st.FastModel,
-		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, CacheTTL: st.CacheTTL,
+		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, Memory: st.Approvals.Memory, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
 		Budgets: budgetSettingsView(st),
@@ -189,6 +189,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("fast_model", &v.FastModel)
 	get("approvals.bash", &v.Bash)
 	get("approvals.edit", &v.Edit)
+	get("approvals.memory", &v.Memory)
 	get("cache_ttl", &v.CacheTTL)
 	get("stream_idle_timeout", &v.StreamIdle)
 	fillBudgets(&v.Budgets, get)

@@ -39,6 +39,7 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	e.text(doc, "fast_model", c.FastModel, "fast_model")
 	e.text(doc, "approvals.bash", c.Approvals.Bash, "approvals", "bash")
 	e.text(doc, "approvals.edit", c.Approvals.Edit, "approvals", "edit")
+	e.text(doc, "approvals.memory", c.Approvals.Memory, "approvals", "memory")
 	e.text(doc, "cache_ttl", c.CacheTTL, "cache_ttl")
 	if err := e.number(doc, "stream_idle_timeout", strconv.Itoa(c.StreamIdleTimeout), "stream_idle_timeout"); err != nil {
 		return err

@@ -207,8 +207,14 @@ const commandActions = {
   compact: async (arg) => {
     await api('POST', `${urls.session}/compact`, arg.trim() ? { focus: arg.trim() } : undefined);
   },
+  // /init: the agent explores and proposes an AGENTS.md (its message
+  // arrives through the stream, as a sent one); /init reload rereads.
   init: async (arg) => {
-    if (arg.toLowerCase() !== 'reload') throw new Error('only /init reload is here for now: it reads the instruction files (AGENTS.md, CLAUDE.md, MYCO.md) again');
+    if (!arg) {
+      await api('POST', `${urls.session}/init`, {});
+      return;
+    }
+    if (arg.toLowerCase() !== 'reload') throw new Error('/init takes nothing (the agent writes an AGENTS.md) or reload (read the instruction files again)');
     const r = await api('POST', `${urls.session}/instructions/reload`);
     const files = Array.isArray(r?.instructions) ? r.instructions.filter((f) => !f.same_as && !f.skipped) : [];
     note(files.length === 0 ? 'No instruction file found: the agent has none.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}; the next request carries them.`);

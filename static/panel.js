@@ -7,6 +7,7 @@ import { showError } from './alerts.js';
 import { api } from './http.js';
 import { EV } from './events.js';
 import { on } from './stream.js';
+import { memoryOpen, onMemoryClick, onMemorySubmit } from './memory.js';
 
 // initPanel follows the stream's panel events.
 export function initPanel() {
@@ -21,14 +22,34 @@ export function initPanel() {
   });
 }
 
+// held are the parts an event brought that could not go in yet, by name.
+/** @type {Map<string, HTMLElement>} */
+const held = new Map();
+
 // swap replaces each part the event carries, except one the person is
-// typing in: a scratchpad being edited is not overwritten under them.
+// working in: a scratchpad being edited, the memory editor open, is not
+// overwritten under them; that part goes in once they leave it.
 function swap(html) {
   const next = fragment(html);
   for (const part of /** @type {NodeListOf<HTMLElement>} */ (next.querySelectorAll('[data-panel-part]'))) {
-    const old = document.querySelector(`[data-panel-part="${part.dataset.panelPart}"]`);
-    if (!old || old.contains(document.activeElement)) continue;
-    old.replaceWith(part);
+    held.set(part.dataset.panelPart || '', part);
+  }
+  applyHeld();
+}
+
+function applyHeld() {
+  const active = document.activeElement;
+  for (const [name, part] of held) {
+    const old = document.querySelector(`[data-panel-part="${name}"]`);
+    const within = !!old && old.contains(active);
+    if (old && ((within && active?.matches('textarea, input, select')) || memoryOpen(old))) continue;
+    held.delete(name);
+    old?.replaceWith(part);
+    // A button that had the focus (the memory editor's, after Save) has
+    // it again in the new part.
+    if (within && active instanceof HTMLElement && active.hasAttribute('data-memory-open')) {
+      /** @type {HTMLElement | null} */ (part.querySelector('[data-memory-open]'))?.focus();
+    }
   }
 }
 
@@ -55,6 +76,10 @@ function patchURL() {
 }
 
 function onClick(e) {
+  if (onMemoryClick(e)) {
+    applyHeld();
+    return;
+  }
   const remove = e.target.closest('[data-testid="link-remove"]');
   if (!remove) return;
   const li = remove.closest('[data-link]');
@@ -70,6 +95,12 @@ function onClick(e) {
 }
 
 async function onSubmit(e) {
+  const saving = onMemorySubmit(e);
+  if (saving) {
+    await saving;
+    applyHeld();
+    return;
+  }
   const form = e.target.closest('[data-testid="link-add"]');
   if (!form) return;
   e.preventDefault();
@@ -99,6 +130,8 @@ async function saveScratchpad(area) {
 function onBlur(e) {
   const area = scratchpad(e.target);
   if (area) saveScratchpad(area);
+  // The focus moves on after focusout: a part held for it goes in then.
+  setTimeout(applyHeld, 0);
 }
 
 function onKey(e) {

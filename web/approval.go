@@ -136,12 +136,18 @@ func (a ApprovalView) ToolLabel() string {
 	return a.Name
 }
 
+// rememberTool saves a fact to the project's memory (server/live/memory.go).
+const rememberTool = "remember"
+
 // Label is the card's accessible name.
 func (a ApprovalView) Label() string { return "Approve " + a.ToolLabel() + "?" }
 
 // SessionText labels "allow for this session": for a file tool it allows
 // both file tools (server/live/files.go), and says so.
 func (a ApprovalView) SessionText() string {
+	if a.Name == rememberTool {
+		return "Allow saving facts for this session"
+	}
 	if a.Diff != nil {
 		return "Allow file changes for this session"
 	}
@@ -154,6 +160,8 @@ func (a ApprovalView) SessionText() string {
 // do. "" for other tools.
 func (a ApprovalView) Note() string {
 	switch {
+	case a.Name == rememberTool:
+		return "The fact joins the project's memory, which every new session of this project reads (the side panel edits it)."
 	case a.Diff != nil || a.Name == "write_file" || a.Name == "edit_file":
 		return "Once bash is allowed, the agent can change files through it too: approving edits is then a courtesy, not a wall."
 	case a.Name == "bash":

@@ -85,7 +85,7 @@ var Commands = []Command{
 	{Name: "undo", Help: "Take back the latest turn: its file changes (and changes made by hand since) and its messages; asks first, listing the files"},
 	{Name: "redo", Help: "Bring back the turn /undo took back"},
 	{Name: "diff", Args: "[last|PATH]", Help: "What changed in the folder since the session's first turn (last: since the latest turn; PATH: one file or folder)"},
-	{Name: "init", Args: "reload", Help: "Read the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md): the next request carries what they say now"},
+	{Name: "init", Args: "[reload]", Help: "Have the agent explore the project and write an AGENTS.md for it (you approve the file). /init reload reads the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md, the project's memory): the next request carries what they say now"},
 	{Name: "help", Help: "Show this list"},
 }
 

@@ -30,7 +30,7 @@ type SettingsView struct {
 	FastModel                string
 	Providers                []ProviderView
 	NewProvider              ProviderView
-	Bash, Edit               string // "ask" or "allow"
+	Bash, Edit, Memory       string // "ask" or "allow"
 	CacheTTL                 string // "5m" or "1h"
 	Models                   []ModelView
 	NewModel                 ModelView

@@ -327,6 +327,8 @@ func approvalKind(tool string) string {
 	switch tool {
 	case "write_file", "edit_file":
 		return "edit"
+	case "remember":
+		return "memory"
 	}
 	return tool
 }

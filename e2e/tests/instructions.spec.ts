@@ -64,3 +64,51 @@ test("a project's AGENTS.md shows in the side panel and reaches the model, again
   const doc = await myco.doc(id);
   expect(doc.instructions.map((f: any) => f.path)).toEqual([path.join(work, 'AGENTS.md'), path.join(work, 'svc', 'AGENTS.md')]);
 });
+
+// The project's memory (README "Memory"): the agent's remember asks with
+// the file's diff, the side panel edits the file, and a new session of
+// the project reads it; /init sends the request to write an AGENTS.md.
+test("remember saves a fact to the project's memory, which the panel edits and a new session reads", async ({ page, myco, fake, work }) => {
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Memory', cwd: path.join(work, 'svc') });
+  await myco.start();
+  await openSession(page, myco, id);
+  const memory = path.join(work, '.myco', 'memory.md');
+
+  await send(page, 'note it [[tool:remember {"fact":"Tests run with task test."}]]');
+  const card = page.getByTestId('approval');
+  await expect(card).toBeVisible({ timeout: 30_000 });
+  await expect(card).toContainText(memory);
+  await expect(card).toContainText('+- Tests run with task test.');
+  await expect(card.locator('[data-decision="session"]')).toHaveText('Allow saving facts for this session');
+  expect(fs.existsSync(memory)).toBe(false);
+  await card.locator('[data-decision="once"]').click();
+  await expect(page.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText('Saved to ', { timeout: 30_000 });
+  expect(fs.readFileSync(memory, 'utf8')).toMatch(/- Tests run with task test\.\n$/);
+
+  // The side panel opens the file, and saving writes it and reloads the
+  // session's instructions: the memory is listed.
+  const panel = page.getByTestId('instructions-panel');
+  await panel.getByRole('button', { name: 'Edit project memory' }).click();
+  const area = panel.getByTestId('memory-text');
+  await expect(area).toHaveValue(/Tests run with task test\./);
+  await area.fill('- Tests run with task test.\n- The API lives in svc/.\n');
+  await panel.getByTestId('memory-save').click();
+  await expect(area).toBeHidden();
+  expect(fs.readFileSync(memory, 'utf8')).toBe('- Tests run with task test.\n- The API lives in svc/.\n');
+  await expect(panel.getByTestId('instruction-file').filter({ hasText: 'memory.md' })).toHaveAttribute('data-loaded', 'true');
+
+  // A new session of the project carries the memory in its system prompt.
+  const other = myco.writeSession({ title: 'Later', cwd: work });
+  await openSession(page, myco, other);
+  const before = (await fake.chatRequests()).length;
+  await send(page, 'hello');
+  await expect(page.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText('You said: hello', { timeout: 30_000 });
+  await expect.poll(async () => (await fake.chatRequests()).length).toBeGreaterThan(before);
+  const reqs = await fake.chatRequests();
+  expect(systemOf(reqs[reqs.length - 1])).toContain('The API lives in svc/.');
+
+  // /init asks the agent to write an AGENTS.md, as a message of the person's.
+  await send(page, '/init');
+  await expect(page.locator('[data-testid="message"][data-role="user"]').last()).toContainText('write an AGENTS.md', { timeout: 30_000 });
+});

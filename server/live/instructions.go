@@ -22,8 +22,9 @@ import (
 //     ~/.config/myco/AGENTS.md), then each folder from the repository's
 //     root (the nearest folder above the session's holding .git; without
 //     one, the session's folder alone) down to the session's folder, and
-//     within a folder AGENTS.md, CLAUDE.md, MYCO.md. The prompt says the
-//     later win on a conflict.
+//     within a folder AGENTS.md, CLAUDE.md, MYCO.md; last the project's
+//     memory, .myco/memory.md in the root (memory.go). The prompt says
+//     the later win on a conflict.
 //   - A file with the same text as an earlier one goes in once; each is
 //     cut at maxInstructionFile, and all together at maxInstructionTotal
 //     (the files read first are cut first: the nearer ones win anyway),
@@ -60,7 +61,7 @@ const instructionsIntro = `
 
 # Instructions from files
 
-The person and the project wrote these instructions for agents working here, in files. They come from the broadest to the most specific: the person's own file first, then the project's from its root folder down to the session's folder, and in a folder AGENTS.md, CLAUDE.md, then MYCO.md. Where two disagree, the later one wins; what the person says in the conversation wins over all of them.`
+The person and the project wrote these instructions for agents working here, in files. They come from the broadest to the most specific: the person's own file first, then the project's from its root folder down to the session's folder, and in a folder AGENTS.md, CLAUDE.md, then MYCO.md; last the project's memory (.myco/memory.md), facts agents saved with the remember tool. Where two disagree, the later one wins; what the person says in the conversation wins over all of them.`
 
 // instructionPaths are the files to look for, in prompt order.
 func instructionPaths(folder, personal string) []string {
@@ -86,7 +87,8 @@ func instructionPaths(folder, personal string) []string {
 			out = append(out, filepath.Join(d, n))
 		}
 	}
-	return out
+	// The project's memory (memory.go) last: what agents learned here.
+	return append(out, filepath.Join(root, memoryFile))
 }
 
 // projectRoot is the nearest folder at or above folder that holds .git

@@ -155,6 +155,9 @@ func (s *Session) planRefusal(use session.Block) (toolOutcome, bool) {
 	case "write_file", "edit_file":
 		return toolOutcome{isError: true, output: "Refused: plan mode is on, and in plan mode no file is changed. " +
 			"Put this change in your plan instead; the person switches to build mode to carry the plan out."}, true
+	case rememberTool:
+		return toolOutcome{isError: true, output: "Refused: plan mode is on, and in plan mode nothing is saved, the project's memory included. " +
+			"Put the fact in your plan; it can be saved once the person switches to build mode."}, true
 	case "bash":
 		if _, err := s.m.sandbox(); err != nil {
 			return toolOutcome{isError: true, output: "Refused: bash is off in plan mode here: " + err.Error() +

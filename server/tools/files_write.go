@@ -209,3 +209,30 @@ func writeAtomic(path string, data []byte, old fs.FileInfo) error {
 		return f.Chmod(old.Mode() & keptMode)
 	}})
 }
+
+// PrepareAppend prepares adding text at the end of a file the agent need
+// not have read (the remember tool's memory file): the file as it is now
+// is the base, so Apply still refuses when it changes before the person
+// approves. A missing file is created holding head and then text.
+func PrepareAppend(t Target, head, text string) (*Change, error) {
+	cur, err := loadForChange(t, nil)
+	switch {
+	case errors.Is(err, ErrNoFile):
+		return newChange(t, "", head+text, true, Stamp{}, nil), nil
+	case errors.Is(err, ErrNotRead):
+		// The one check skipped: the base is what is there now.
+	case err != nil:
+		return nil, err
+	}
+	if !utf8.ValidString(cur.text) {
+		return nil, fail(ErrNotText, "%s is not valid UTF-8: nothing can be added to it", t.Path)
+	}
+	old := cur.text
+	if old != "" && !strings.HasSuffix(old, "\n") {
+		text = "\n" + text
+	}
+	if len(old)+len(text) > ChangeMaxBytes {
+		return nil, fail(ErrTooLarge, "%s would pass %s", t.Path, sizeText(ChangeMaxBytes))
+	}
+	return newChange(t, old, old+text, false, cur.stamp, cur.info), nil
+}
