@@ -486,6 +486,18 @@ func nextEvent(t *testing.T, events <-chan sseEvent, name string) sseEvent {
 	}
 }
 
+// nextAutoTitle is the next title event that is not the first words
+// (which name a session at once, until the automatic title comes).
+func nextAutoTitle(t *testing.T, events <-chan sseEvent) sseEvent {
+	t.Helper()
+	for {
+		ev := nextEvent(t, events, "title")
+		if !strings.Contains(ev.data, `"first_words":true`) {
+			return ev
+		}
+	}
+}
+
 func TestEventsSnapshotAndTitle(t *testing.T) {
 	ts := newTestServer(t)
 	s := ts.create("Before")

@@ -98,7 +98,7 @@ func TestTitleFallsBackToSessionModel(t *testing.T) {
 	s := cs.create("")
 	st := cs.stream(t, s.ID)
 	wantStatus(t, cs.send(s.ID, "hello [[title:Local Title]]"), http.StatusAccepted)
-	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != "Local Title" {
+	if got := data(t, nextAutoTitle(t, st.events))["title"]; got != "Local Title" {
 		t.Fatalf("title %q", got)
 	}
 	if got := sideRequests(cs.fake, "short title"); len(got) != 1 || got[0] != "fake-model" {
@@ -114,7 +114,7 @@ func TestFastModelTitlesAndSummarises(t *testing.T) {
 	s := cs.create("")
 	st := cs.stream(t, s.ID)
 	wantStatus(t, cs.send(s.ID, "hello [[title:Fast Title]]"), http.StatusAccepted)
-	nextEvent(t, st.events, "title") // after the turn's end
+	nextAutoTitle(t, st.events) // after the turn's end
 	wantStatus(t, cs.post("POST", s.ID, "/compact", ""), http.StatusOK)
 	if got := sideRequests(cs.fake, "short title"); len(got) != 1 || got[0] != "fake-fast" {
 		t.Errorf("title requests on %v, want one on fast_model", got)

@@ -26,7 +26,12 @@ func TestAutomaticTitleRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := cs.create("")
 			st := cs.stream(t, s.ID)
-			wantStatus(t, cs.send(s.ID, "hello [[title:"+tt.reply+"]]"), http.StatusAccepted)
+			text := "hello [[title:" + tt.reply + "]]"
+			wantStatus(t, cs.send(s.ID, text), http.StatusAccepted)
+			// The first words name it until the automatic title comes.
+			if got, want := data(t, nextEvent(t, st.events, "title"))["title"], session.FirstWords(text); got != want {
+				t.Errorf("first title event %q, want the first words %q", got, want)
+			}
 			if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != tt.want {
 				t.Errorf("title event %q, want %q", got, tt.want)
 			}
@@ -34,8 +39,8 @@ func TestAutomaticTitleRule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if doc.Title != tt.want {
-				t.Errorf("stored title %q, want %q", doc.Title, tt.want)
+			if doc.Title != tt.want || doc.Provisional() {
+				t.Errorf("stored title %q (from %q), want %q", doc.Title, doc.TitleFrom, tt.want)
 			}
 		})
 	}
@@ -73,7 +78,7 @@ func forkOfTitledParent(t *testing.T, cs *chatServer) (string, *stream) {
 	parent := cs.create("")
 	st := cs.stream(t, parent.ID)
 	wantStatus(t, cs.send(parent.ID, "hello [[title:Parent things]]"), http.StatusAccepted)
-	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != "Parent things" {
+	if got := data(t, nextAutoTitle(t, st.events))["title"]; got != "Parent things" {
 		t.Fatalf("parent title %q", got)
 	}
 	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
@@ -89,7 +94,44 @@ func forkOfTitledParent(t *testing.T, cs *chatServer) (string, *stream) {
 func wantForkTitledFromItsOwnTurn(t *testing.T, cs *chatServer, fork string, fst *stream) {
 	t.Helper()
 	wantStatus(t, cs.send(fork, "rename the parser module"), http.StatusAccepted)
-	if got, _ := data(t, nextEvent(t, fst.events, "title"))["title"].(string); !strings.Contains(got, "rename the parser") {
+	if got, _ := data(t, nextAutoTitle(t, fst.events))["title"].(string); !strings.Contains(got, "rename the parser") {
 		t.Errorf("fork title %q, want one from its own first exchange", got)
+	}
+}
+
+// A session is named by its first words at once; a title model that
+// cannot answer leaves them, and a title the agent gives is never
+// replaced by the automatic one.
+func TestTitleFromFirstWords(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	long := "Why does the parser in internal/scan drop the last token when the input ends without a newline? It used to work."
+
+	s := cs.create("")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, long+` [[title:""]]`), http.StatusAccepted) // a title model that answers nothing
+	want := "Why does the parser in internal/scan drop the last token…"
+	if got := data(t, nextEvent(t, st.events, "title"))["title"]; got != want {
+		t.Errorf("title event %q, want %q", got, want)
+	}
+	nextEvent(t, st.events, "turn.end")
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != want || !doc.Provisional() {
+		t.Errorf("stored %q (from %q), want the first words kept", doc.Title, doc.TitleFrom)
+	}
+
+	// The agent names it during the turn: the automatic title keeps off.
+	s2 := cs.create("")
+	st2 := cs.stream(t, s2.ID)
+	wantStatus(t, cs.send(s2.ID, `name it [[tool:session_meta {"action":"set_title","title":"Parser fix"}]] [[title:Automatic]]`), http.StatusAccepted)
+	nextEvent(t, st2.events, "turn.end")
+	doc, err = cs.sessions.Load(s2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != "Parser fix" || doc.Provisional() {
+		t.Errorf("stored %q (from %q), want the agent's title", doc.Title, doc.TitleFrom)
 	}
 }

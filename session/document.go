@@ -29,6 +29,10 @@ type Document struct {
 	Schema int    `json:"schema"`
 	ID     string `json:"id"`
 	Title  string `json:"title"`
+	// TitleFrom is TitleFromWords while Title is only the start of the
+	// first message, which the automatic title replaces; empty for a
+	// title the person, the agent or the title model gave (title.go).
+	TitleFrom string `json:"title_from,omitempty"`
 	// Name is what the person calls the session wherever an ID is taken
 	// (`myco run -n explore`, `--fork-from explore`, `/resume explore`):
 	// unique in the profile, empty for none (name.go).

@@ -77,6 +77,7 @@ type Record struct {
 // the document's.
 type Header struct {
 	Title       *string   `json:"title,omitzero"`
+	TitleFrom   *string   `json:"title_from,omitzero"`
 	Name        *string   `json:"name,omitzero"`
 	Model       *string   `json:"model,omitzero"`
 	Cwd         *string   `json:"cwd,omitzero"`
@@ -108,6 +109,7 @@ func headerChange(a, b *Document) *Header {
 		}
 	}
 	set(a.Title != b.Title, func() { h.Title = &b.Title })
+	set(a.TitleFrom != b.TitleFrom, func() { h.TitleFrom = &b.TitleFrom })
 	set(a.Name != b.Name, func() { h.Name = &b.Name })
 	set(a.Model != b.Model, func() { h.Model = &b.Model })
 	set(a.Cwd != b.Cwd, func() { h.Cwd = &b.Cwd })
@@ -142,6 +144,9 @@ func sameQueued(x, y Queued) bool { return x.ID == y.ID && x.Text == y.Text && x
 func (h *Header) apply(d *Document) {
 	if h.Title != nil {
 		d.Title = *h.Title
+	}
+	if h.TitleFrom != nil {
+		d.TitleFrom = *h.TitleFrom
 	}
 	if h.Name != nil {
 		d.Name = *h.Name

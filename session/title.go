@@ -60,9 +60,61 @@ func SetTitle(doc *Document, s string) (changed bool, err error) {
 	if title == "" {
 		return false, ErrEmptyTitle
 	}
-	if title == doc.Title {
+	if title == doc.Title && doc.TitleFrom == "" {
 		return false, nil
 	}
-	doc.Title = title
+	doc.Title, doc.TitleFrom = title, ""
 	return true, nil
 }
+
+// TitleFromWords marks a title that is only the start of the session's
+// first message (Document.TitleFrom): it names the session until the
+// automatic title does, which replaces it; any other title stays.
+const TitleFromWords = "first_words"
+
+// firstWordsMax bounds a title made of a message's first words, in
+// characters: a listing's row, not the whole question.
+const firstWordsMax = 60
+
+// SetTitleFromWords names an untitled session by the start of text (its
+// first message), marked TitleFromWords; it reports whether it did. A
+// session with a title, an archived one, or a text with no words is left
+// as it is.
+func SetTitleFromWords(doc *Document, text string) bool {
+	if doc.Title != "" || doc.Archived {
+		return false
+	}
+	title := FirstWords(text)
+	if title == "" {
+		return false
+	}
+	doc.Title, doc.TitleFrom = title, TitleFromWords
+	return true
+}
+
+// FirstWords is the start of text as a title: cleaned (CleanTitle), cut
+// at the last word that fits firstWordsMax characters, with "…" when cut.
+func FirstWords(text string) string {
+	s := CleanTitle(text)
+	if utf8.RuneCountInString(s) <= firstWordsMax {
+		return s
+	}
+	cut, n := 0, 0
+	for i, r := range s {
+		if n == firstWordsMax {
+			break
+		}
+		if r == ' ' {
+			cut = i
+		}
+		n++
+	}
+	if cut == 0 { // one long word: cut inside it
+		cut = len(string([]rune(s)[:firstWordsMax]))
+	}
+	return strings.TrimRight(s[:cut], " ,;:.-") + "…"
+}
+
+// Provisional reports whether the session's title is only its first
+// words, for the automatic title to replace.
+func (d *Document) Provisional() bool { return d.TitleFrom == TitleFromWords }

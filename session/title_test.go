@@ -86,3 +86,35 @@ func FuzzCleanTitle(f *testing.F) {
 		}
 	})
 }
+
+func TestFirstWords(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Fix the flaky test", "Fix the flaky test"},
+		{"  two\nlines  ", "two lines"},
+		{"", ""},
+		{" \n\t", ""},
+		{"Why does the parser in internal/scan drop the last token when the input ends", "Why does the parser in internal/scan drop the last token…"},
+		{strings.Repeat("x", 70), strings.Repeat("x", 60) + "…"},
+		{strings.Repeat("é", 70), strings.Repeat("é", 60) + "…"},
+	}
+	for _, tt := range tests {
+		if got := session.FirstWords(tt.text); got != tt.want {
+			t.Errorf("FirstWords(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// The first words give way to any title set later; a set title is not
+// replaced by first words.
+func TestTitleFromWordsGivesWay(t *testing.T) {
+	doc := &session.Document{}
+	if !session.SetTitleFromWords(doc, "hello there") || doc.Title != "hello there" || !doc.Provisional() {
+		t.Fatalf("first words: %+v", doc)
+	}
+	if changed, err := session.SetTitle(doc, "hello there"); err != nil || !changed || doc.Provisional() {
+		t.Errorf("the same title set by someone: changed %v, %v, provisional %v", changed, err, doc.Provisional())
+	}
+	if session.SetTitleFromWords(doc, "other words") || doc.Title != "hello there" {
+		t.Errorf("first words over a set title: %q", doc.Title)
+	}
+}

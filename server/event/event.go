@@ -166,6 +166,9 @@ type Status struct {
 // Title is the session's new title.
 type Title struct {
 	Title string `json:"title"`
+	// FirstWords: the title is only the start of the first message,
+	// until the automatic title replaces it.
+	FirstWords bool `json:"first_words,omitempty"`
 }
 
 // Queue is the list of queued messages after a change; HTML is its items

@@ -430,7 +430,31 @@ func (s *Session) appendHuman(text string, images []string, queuedID ...string) 
 	if err := s.appendHumanMessage(m, queuedID...); err != nil { // with the notes waiting for it (notes.go)
 		return session.Message{}, err
 	}
+	s.titleFromWords(text)
 	return m, nil
+}
+
+// titleFromWords names an untitled session by the start of the person's
+// message until the automatic title (makeTitle) replaces it: a listing
+// and the tab's name say what it is about at once, not "Untitled".
+func (s *Session) titleFromWords(text string) {
+	var untitled bool
+	s.w.View(func(d *session.Document) { untitled = d.Title == "" })
+	if !untitled || session.FirstWords(text) == "" {
+		return
+	}
+	changed := false
+	doc, err := s.w.Update(func(d *session.Document) error {
+		changed = session.SetTitleFromWords(d, text)
+		return nil
+	})
+	if err != nil {
+		s.m.log.Warn("title from the first words not saved", "session", s.id, "err", err)
+		return
+	}
+	if changed {
+		s.publish(event.Title{Title: doc.Title, FirstWords: true})
+	}
 }
 
 // appendMessage adds m to the latest thread through the writer: it is

@@ -129,6 +129,9 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		// The session's total is derived from the document, so the tab's
 		// live figure and the page's agree (carried messages counted once).
 		sessionUsage, title = d.Usage(), d.Title
+		if d.Provisional() {
+			title = "" // the first words, which the automatic title replaces
+		}
 		if slot.kind == slotTurn && !end.notStarted {
 			usageHTML = s.renderTurnUsage(d)
 		}

@@ -47,7 +47,7 @@ func (s *Session) makeTitle() {
 	// its turn finished (SetTitle refuses that).
 	changed := false
 	doc, err := s.Update(func(d *session.Document) error {
-		if d.Title != "" {
+		if d.Title != "" && !d.Provisional() {
 			return nil
 		}
 		var err error
