@@ -83,9 +83,13 @@ func (s *Session) cwd() string {
 	return s.folder()
 }
 
+// stoppedNote tells the agent, once, that the person stopped its last
+// turn: without it, a model reads its unfinished work and carries on.
+const stoppedNote = "The person stopped your last turn before it ended. Do not carry on with that task unless they ask you to; answer what they say now."
+
 // addContextNote saves, as a note for the person's next message, what the
 // agent has not been told yet: that its shell is new (a resumed session,
-// a fork), the date when it changed, and the shell's folder when it moved
+// a fork), that the person stopped its last turn, the date when it changed, and the shell's folder when it moved
 // without the agent (a person's !cd). The note is delivered with that
 // message and kept, so the message reads the same in every later request.
 func (s *Session) addContextNote() error {
@@ -95,6 +99,10 @@ func (s *Session) addContextNote() error {
 	if s.shellNote != "" && !s.toldShell {
 		lines = append(lines, s.shellNote)
 		s.toldShell = true
+	}
+	if s.stoppedTurn {
+		lines = append(lines, stoppedNote)
+		s.stoppedTurn = false
 	}
 	if day := now.Format("Monday, 2006-01-02"); day != s.toldDay {
 		lines = append(lines, "Today is "+day+".")

@@ -64,6 +64,9 @@ type Session struct {
 	// toldDay and toldCwd are the date and the shell's folder the agent
 	// was last told of in a context note (request.go).
 	toldDay, toldCwd string
+	// stoppedTurn: the person stopped a turn, and the agent has not been
+	// told yet (request.go's context note tells it, once).
+	stoppedTurn bool
 	// commands are the person's running !commands (shellcmd.go).
 	commands runningCommands
 	touched  time.Time
@@ -499,6 +502,9 @@ func (s *Session) stop(unqueue bool) ([]event.Queued, error) {
 		return nil, ErrNoTurn
 	}
 	s.status, s.detail = StatusStopping, ""
+	if unqueue && slot.kind == slotTurn {
+		s.stoppedTurn = true
+	}
 	s.mu.Unlock()
 	s.publish(event.Status{Status: StatusStopping})
 	// Out of the queue before the turn ends: when it is released it finds
