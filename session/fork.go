@@ -132,6 +132,11 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 	if len(kept) > 0 {
 		fork.Parent.Message = kept[len(kept)-1].ID
 	}
+	// The checklist only for a fork of the whole conversation: one about
+	// work the fork no longer holds is worse than none.
+	if cut == len(msgs) {
+		fork.Todo = slices.Clone(parent.Todo)
+	}
 	if opts.Call != "" {
 		fork.Parent.Kind, fork.Parent.Call, fork.Title = ParentSubagent, opts.Call, opts.Title
 	}

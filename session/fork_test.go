@@ -35,7 +35,8 @@ func TestFork(t *testing.T) {
 			s, dir := openStore(t, session.Options{})
 			parent := realisticDoc(forkParentID, 4, 200)
 			parent.Links = []session.Link{{URL: "https://example.com"}}
-			parent.Think, parent.Personality = "high", "terse"
+			parent.Think, parent.Personality, parent.Mode = "high", "terse", "plan"
+			parent.Todo = []session.TodoItem{{Text: "Read the code", State: "done"}}
 			if err := s.Save(parent); err != nil {
 				t.Fatal(err)
 			}
@@ -70,8 +71,12 @@ func TestFork(t *testing.T) {
 			if loaded.Title != "" || loaded.ID == forkParentID || loaded.Cwd != parent.Cwd || len(loaded.Links) != 1 {
 				t.Errorf("fork header: title %q id %s cwd %q links %v", loaded.Title, loaded.ID, loaded.Cwd, loaded.Links)
 			}
-			if loaded.Think != "high" || loaded.Personality != "terse" {
-				t.Errorf("fork think %q personality %q, want the parent's high and terse", loaded.Think, loaded.Personality)
+			if loaded.Think != "high" || loaded.Personality != "terse" || loaded.Mode != "plan" {
+				t.Errorf("fork think %q personality %q mode %q, want the parent's high, terse and plan", loaded.Think, loaded.Personality, loaded.Mode)
+			}
+			// The checklist goes only with the whole conversation.
+			if head := tt.want == 12; (len(loaded.Todo) == 1) != head {
+				t.Errorf("fork todo %v, want the parent's only when forked at the head", loaded.Todo)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -285,4 +286,33 @@ func (s *Session) inheritInstructions() bool {
 		s.m.log.Warn("instructions not recorded", "session", s.id, "err", err)
 	}
 	return true
+}
+
+// inheritApprovals gives a fork opened before it ran the approvals its
+// parent was given "for this session", when the parent is open in this
+// process: they are the person's word about this way of working, not
+// about a point of the conversation, so a fork made at an earlier point
+// keeps them too. (A sub-agent gets them in runTask.)
+func (s *Session) inheritApprovals() {
+	var parent string
+	var fresh bool
+	s.w.View(func(d *session.Document) {
+		if d.Parent != nil && !d.IsSubagent() {
+			parent = d.Parent.Session
+		}
+		fresh = s.shellNote != resumedNote
+	})
+	if parent == "" || !fresh {
+		return
+	}
+	p, ok := s.m.Get(parent)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	allowed := maps.Clone(p.allowed)
+	p.mu.Unlock()
+	s.mu.Lock()
+	maps.Copy(s.allowed, allowed)
+	s.mu.Unlock()
 }

@@ -294,6 +294,7 @@ func (m *Manager) openSession(id string) (*Session, error) {
 			m.log.Warn("instructions not recorded", "session", id, "err", err)
 		}
 	}
+	s.inheritApprovals()
 	// Messages still queued were saved by a process that ended before their
 	// turns: keep them as the person's messages; reopening runs nothing.
 	s.keepQueued()
