@@ -24,6 +24,9 @@ type forkRequest struct {
 type forkResponse struct {
 	session.Summary
 	URL string `json:"url"`
+	// CacheNote says the fork's first request will not find its parent's
+	// prompt cache (coldfork.go); absent when it likely will.
+	CacheNote string `json:"cache_note,omitempty"`
 }
 
 // forkSession makes a new session seeded with this one's history up to a
@@ -46,7 +49,7 @@ func (s *Server) forkSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, forkResponse{Summary: fork.Summarize(), URL: web.SessionURL(fork.ID)})
+	return c.JSON(http.StatusCreated, forkResponse{Summary: fork.Summarize(), URL: web.SessionURL(fork.ID), CacheNote: s.coldForkNote(fork)})
 }
 
 // forkOptions turns a fork request into where the fork ends: at most one

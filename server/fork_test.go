@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"myco/session"
 )
@@ -145,5 +146,50 @@ func TestForkLineagePages(t *testing.T) {
 	}
 	if strings.Contains(child, `data-testid="forks-panel"`) {
 		t.Error("a fork without forks shows a Forks panel")
+	}
+}
+
+// A fork of a session whose last model call is older than the prompt
+// cache keeps it says, in the fork's answer and on its page, that its
+// first request pays full price once; a warm parent's fork says nothing.
+func TestColdForkIsNamed(t *testing.T) {
+	ts := newTestServer(t)
+	tests := []struct {
+		name string
+		ago  time.Duration // of the parent's last answer
+		want string        // in the note; "" for none
+	}{
+		{name: "warm", ago: 2 * time.Minute},
+		{name: "cold", ago: 3 * time.Hour, want: "last model call was 3 hours ago, and the prompt cache keeps a conversation for 5 minutes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := ts.sessions.Create(session.NewSession{Title: "Parent", Model: "anthropic/fake-model"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Now().Add(-tt.ago).UTC()
+			if _, err := ts.sessions.Update(doc.ID, func(d *session.Document) error {
+				d.Threads[0].Messages = append(d.Threads[0].Messages,
+					session.Message{ID: "q", Role: "user", Human: true, At: at, Content: []session.Block{{Type: session.BlockText, Text: "question"}}},
+					session.Message{ID: "a", Role: "assistant", At: at, StopReason: "end_turn", Content: []session.Block{{Type: session.BlockText, Text: "answer"}}})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			resp := ts.do("POST", "/api/sessions/"+doc.ID+"/fork", strings.NewReader("{}"))
+			wantStatus(t, resp, http.StatusCreated)
+			fork := decode[struct {
+				ID        string `json:"id"`
+				CacheNote string `json:"cache_note"`
+			}](t, resp)
+			if (tt.want == "") != (fork.CacheNote == "") || !strings.Contains(fork.CacheNote, tt.want) {
+				t.Fatalf("cache_note %q, want %q", fork.CacheNote, tt.want)
+			}
+			page := string(readBody(t, ts.do("GET", "/s/"+fork.ID, nil), false))
+			if got := strings.Contains(page, `data-testid="cold-fork"`); got != (tt.want != "") {
+				t.Errorf("the fork's page names a cold cache: %v, want %v", got, tt.want != "")
+			}
+		})
 	}
 }

@@ -262,6 +262,9 @@ func (s *Server) lineage(doc *session.Document) (web.Lineage, error) {
 		}
 	}
 	l.ParentGone = doc.Parent != nil && !parentFound
+	if parentFound {
+		l.ColdFork = s.coldForkNote(doc)
+	}
 	// Newest activity first, as the listings are: archived forks after
 	// the active ones otherwise.
 	byActivity := func(a, b session.Summary) int { return b.UpdatedAt.Compare(a.UpdatedAt) }

@@ -513,6 +513,20 @@ func (d *Document) Summarize() Summary {
 	return sum
 }
 
+// LastAnswerAt is when the latest answer (a model call's result) was
+// saved; zero when there is none.
+func (d *Document) LastAnswerAt() time.Time {
+	for i := len(d.Threads) - 1; i >= 0; i-- {
+		msgs := d.Threads[i].Messages
+		for j := len(msgs) - 1; j >= 0; j-- {
+			if msgs[j].Role == "assistant" {
+				return msgs[j].At
+			}
+		}
+	}
+	return time.Time{}
+}
+
 // LastAnswerFailed reports whether the latest answer (an assistant message
 // no retry replaced) failed with a saved error. It reads from the end: the
 // latest answer is near it.

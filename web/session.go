@@ -51,6 +51,9 @@ type Lineage struct {
 	// deleted), so the page names it without a link.
 	ParentTitle string
 	ParentGone  bool
+	// ColdFork, for a fork that has not called its model yet, says that
+	// its first request will not find its parent's prompt cache.
+	ColdFork string
 	// Forks are the sessions forked from this one, active and archived;
 	// Subagents the sessions its agent's task calls started.
 	Forks, Subagents []session.Summary
@@ -227,6 +230,8 @@ type ParentView struct {
 	// Subagent: this session is the parent's sub-agent (a task call of
 	// its agent started it), not a fork the person made.
 	Subagent bool
+	// ColdNote: Lineage.ColdFork.
+	ColdNote string
 	// recorded is the parent's title when it was forked, which an untitled
 	// fork is named by ("Fork of …"), as the listings name it.
 	recorded string
@@ -265,7 +270,7 @@ func newParentView(doc *session.Document, l Lineage) *ParentView {
 	return &ParentView{
 		SessionID: p.Session, Thread: p.Thread, Message: p.Message,
 		Title: titleOr(title), Point: forkPoint(doc), Gone: l.ParentGone,
-		Subagent: doc.IsSubagent(), recorded: p.Title,
+		Subagent: doc.IsSubagent(), recorded: p.Title, ColdNote: l.ColdFork,
 	}
 }
 

@@ -147,6 +147,9 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 	o := r.opts
 	var header struct {
 		ID string `json:"id"`
+		// CacheNote: a fork's first request will not find its parent's
+		// prompt cache (POST …/fork).
+		CacheNote string `json:"cache_note"`
 	}
 	switch {
 	case r.id != "":
@@ -168,6 +171,9 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 		}
 		if err := r.api.call(ctx, http.MethodPost, sessionPath(parent, "fork"), body, http.StatusCreated, &header); err != nil {
 			return "", fmt.Errorf("fork session %s: %w", parent, err)
+		}
+		if header.CacheNote != "" {
+			fmt.Fprintf(r.e.stderr, "myco: the fork of %s: %s\n", parent, header.CacheNote)
 		}
 		r.id = header.ID
 	default:
