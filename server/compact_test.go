@@ -390,3 +390,45 @@ func TestCompactFocusReachesTheSummary(t *testing.T) {
 		t.Errorf("summary without a focus %q", got)
 	}
 }
+
+// Switched to a model whose context window is smaller than the
+// conversation, the session compacts before the next turn's first call
+// (saying why), instead of sending a request the provider would refuse.
+func TestSmallerModelCompactsFirst(t *testing.T) {
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) {
+		s.Models = map[string]profiles.Model{
+			"anthropic/fake-model":  {ContextWindow: 200000},
+			"anthropic/small-model": {ContextWindow: 20000},
+		}
+	})
+	s := cs.create("switch")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, "a long talk [[usage:in=30000,out=10]]"), http.StatusAccepted)
+	if evs := st.until("turn.end"); countEvents(evs, "compaction.start") != 0 {
+		t.Fatal("compacted on the big model")
+	}
+	wantStatus(t, cs.patch(s.ID, `{"model":"anthropic/small-model"}`), http.StatusOK)
+	wantStatus(t, cs.send(s.ID, "go on"), http.StatusAccepted)
+	evs := st.until("turn.end")
+	var reason string
+	for _, ev := range evs {
+		if ev.name == "compaction.start" {
+			reason, _ = data(t, ev)["reason"].(string)
+			break
+		}
+	}
+	if !strings.Contains(reason, "smaller window") {
+		t.Fatalf("compaction reason %q, want the smaller model's; events %v", reason, names(evs))
+	}
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Threads) != 2 {
+		t.Fatalf("%d threads, want the compacted successor", len(doc.Threads))
+	}
+	last := doc.Threads[1].Messages
+	if got := textOf(last[len(last)-1]); !strings.Contains(got, "go on") {
+		t.Errorf("the new thread ends with %q, want the answer to the person's message", got)
+	}
+}

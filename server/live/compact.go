@@ -29,6 +29,9 @@ const (
 	ReasonManual   = "manual"
 	ReasonMidLoop  = "context limit reached between tool rounds"
 	ReasonAnswered = "context limit reached after an answer"
+	// ReasonModel: the conversation is already over the threshold of the
+	// model the turn runs on (a switch to a smaller context window).
+	ReasonModel = "the conversation is over this model's context limit (a model with a smaller window)"
 )
 
 // Errors of compaction.
@@ -97,6 +100,31 @@ func (s *Session) autoCompact(ctx context.Context, reason string) bool {
 		s.publishContext() // the new thread's estimate (a manual one's release tells it)
 	}
 	return true
+}
+
+// compactForModel compacts before a turn's first call when the
+// conversation is already over the threshold of the model it runs on: the
+// person switched to a model with a smaller context window (or its window
+// in settings shrank), and the call would fail at the provider. The last
+// call's size is the measure, or the thread's estimate in a process that
+// has made none.
+func (s *Session) compactForModel(ctx context.Context) {
+	s.mu.Lock()
+	used := s.contextUsed
+	s.mu.Unlock()
+	if used == 0 {
+		used = s.estimateContext()
+	}
+	s.mu.Lock()
+	threshold := s.threshold()
+	due := threshold > 0 && used >= threshold
+	if due {
+		s.contextUsed = used
+	}
+	s.mu.Unlock()
+	if due {
+		s.autoCompact(ctx, ReasonModel)
+	}
 }
 
 func (s *Session) turnAutoOff(reason string) {

@@ -82,6 +82,10 @@ func (s *Session) turnLoop(slot *turnSlot) (string, session.Usage, error) {
 	ctx := slot.ctx
 	var total session.Usage
 	var guard turnGuard // guard.go
+	s.compactForModel(ctx)
+	if ctx.Err() != nil { // stopped during the compaction
+		return session.StopInterrupted, total, nil
+	}
 	// The call limit (guard.go) is what stops a long turn; maxRounds
 	// stays the bound of one whose limit is set higher still.
 	for range max(maxRounds, maxCalls(s.m.settings())+1) {
