@@ -7,9 +7,15 @@ import (
 	"myco/session"
 )
 
-// maxResultInTranscript bounds one tool outcome in a summary request: the
-// summary needs what happened, not every line of a log.
-const maxResultInTranscript = 2000
+// maxResultInTranscript bounds one tool outcome in a summary request, and
+// maxInputInTranscript one call's input (a write_file's whole content):
+// the summary needs what happened, not every line of a log or a file. Each
+// is cut to its head and tail with a note of what was left out; the
+// document keeps them whole. (BenchmarkSummaryTranscript measures it.)
+const (
+	maxResultInTranscript = 2000
+	maxInputInTranscript  = 1000
+)
 
 // transcript renders a thread as text for the summary request. Images are
 // named by hash and type only (no bytes are read); legacy inline images
@@ -44,7 +50,7 @@ func writeBlock(b *strings.Builder, bl session.Block) {
 	case session.BlockImage:
 		b.WriteString(bl.ImageMarker() + "\n")
 	case session.BlockToolUse:
-		fmt.Fprintf(b, "→ %s %s\n", bl.Name, string(bl.Input))
+		fmt.Fprintf(b, "→ %s %s\n", bl.Name, capText(string(bl.Input), maxInputInTranscript))
 	case session.BlockToolResult:
 		status := "ok"
 		if bl.IsError {
