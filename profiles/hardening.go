@@ -32,6 +32,13 @@ func (s Settings) checkShellEnv() error {
 	return nil
 }
 
+func (s Settings) checkNotifyAfter() error {
+	if s.NotifyAfter < 0 || s.NotifyAfter > 86400 {
+		return &fieldError{path: "notify_after", msg: fmt.Sprintf("must be a number of seconds from 0 (every turn) to 86400, not %d", s.NotifyAfter)}
+	}
+	return nil
+}
+
 func (s Settings) checkStreamIdle() error {
 	if s.StreamIdleTimeout < 1 {
 		return &fieldError{path: "stream_idle_timeout", msg: fmt.Sprintf("must be a number of seconds, at least 1, not %d", s.StreamIdleTimeout)}

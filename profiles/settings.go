@@ -43,6 +43,9 @@ type Settings struct {
 	// allowed it in the browser) when an approval waits or a long turn
 	// ends while the tab is hidden. A pointer, as RedactSecrets: unset is on.
 	Notifications *bool `json:"notifications"`
+	// NotifyAfter is how many seconds a turn must have run for its end
+	// to notify a hidden tab (0: every turn); approvals always notify.
+	NotifyAfter int `json:"notify_after"`
 	// Think is the reasoning effort of a session that chose none (off,
 	// low, medium, high, max); see ThinkLevels.
 	Think string `json:"think"`
@@ -96,6 +99,10 @@ const (
 // whose name looks secret (…_API_KEY, …_TOKEN, …_PASSWORD): see
 // internal/redact.SecretName. server/tools.SecretNames is the same word.
 const ShellEnvSecrets = "@secrets"
+
+// DefaultNotifyAfter is notify_after's default, in seconds: a shorter
+// turn ends while the person still waits for it.
+const DefaultNotifyAfter = 10
 
 // defaultStreamIdleSeconds is long enough for a model that thinks before
 // its first token behind a slow proxy, short enough that a person does not
@@ -159,6 +166,7 @@ func DefaultSettings() Settings {
 		ShellEnvKeep:  []string{},
 
 		StreamIdleTimeout: defaultStreamIdleSeconds,
+		NotifyAfter:       DefaultNotifyAfter,
 		// A person in a tab often reads, tries and thinks for more than
 		// five minutes between turns: an hour-long entry costs 2x the
 		// input price to write (5 minutes: 1.25x) and saves rewriting the

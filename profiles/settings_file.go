@@ -19,9 +19,11 @@ type fileSettings struct {
 	ShellEnvDrop  *[]string               `json:"shell_env_drop"`
 	ShellEnvKeep  *[]string               `json:"shell_env_keep"`
 	// StreamIdleTimeout is seconds.
-	StreamIdleTimeout *int    `json:"stream_idle_timeout"`
-	CacheTTL          *string `json:"cache_ttl"`
-	Subagents         struct {
+	StreamIdleTimeout *int `json:"stream_idle_timeout"`
+	// NotifyAfter is seconds.
+	NotifyAfter *int    `json:"notify_after"`
+	CacheTTL    *string `json:"cache_ttl"`
+	Subagents   struct {
 		MaxDepth   *int `json:"max_depth"`
 		MaxRunning *int `json:"max_running"`
 	} `json:"subagents"`
@@ -95,6 +97,7 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.ShellEnvDrop, f.ShellEnvDrop)
 	set(&s.ShellEnvKeep, f.ShellEnvKeep)
 	set(&s.StreamIdleTimeout, f.StreamIdleTimeout)
+	set(&s.NotifyAfter, f.NotifyAfter)
 	set(&s.CacheTTL, f.CacheTTL)
 	set(&s.MaxModelCalls, f.MaxModelCalls)
 	s.Budgets = f.Budgets.over(s.Budgets)

@@ -37,6 +37,7 @@ func TestDefaultSettings(t *testing.T) {
 		ShellEnvKeep:  []string{},
 
 		StreamIdleTimeout: 120,
+		NotifyAfter:       10,
 		CacheTTL:          "1h",
 		MaxModelCalls:     50,
 		Budgets:           profiles.Budgets{DayCostUSD: 50},

@@ -44,6 +44,7 @@ func (s Settings) Validate() error {
 		s.checkSteering(),
 		s.checkShellEnv(),
 		s.checkStreamIdle(),
+		s.checkNotifyAfter(),
 		s.checkCacheTTL(),
 		s.checkBudgets(),
 		s.checkSubagents(),

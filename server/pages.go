@@ -213,7 +213,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 	st := s.settings()
 	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}
-	opts.NotificationsOff = !st.Notifies()
+	opts.NotificationsOff, opts.NotifyAfter = !st.Notifies(), st.NotifyAfter
 	opts.Steering = steeringOf(st).View(doc, s.defaultModel()).Chip
 	if ls, ok := s.live.Get(id); ok && !archived {
 		status, detail := ls.State()

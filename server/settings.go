@@ -74,7 +74,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 		Profile: s.opts.Profile, Path: s.opts.Settings.Path(),
 		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel, FastModel: st.FastModel,
 		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, Memory: st.Approvals.Memory, CacheTTL: st.CacheTTL,
-		StreamIdle: strconv.Itoa(st.StreamIdleTimeout),
+		StreamIdle: strconv.Itoa(st.StreamIdleTimeout), NotifyAfter: strconv.Itoa(st.NotifyAfter),
 		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
 		Budgets: budgetSettingsView(st),
 	}
@@ -192,6 +192,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("approvals.memory", &v.Memory)
 	get("cache_ttl", &v.CacheTTL)
 	get("stream_idle_timeout", &v.StreamIdle)
+	get("notify_after", &v.NotifyAfter)
 	fillBudgets(&v.Budgets, get)
 	v.Undo, v.Todo, v.Notify = form.Has("undo"), form.Has("todo"), form.Has("notifications")
 	for i := range v.Providers {

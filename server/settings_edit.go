@@ -44,6 +44,9 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	if err := e.number(doc, "stream_idle_timeout", strconv.Itoa(c.StreamIdleTimeout), "stream_idle_timeout"); err != nil {
 		return err
 	}
+	if err := e.number(doc, "notify_after", strconv.Itoa(c.NotifyAfter), "notify_after"); err != nil {
+		return err
+	}
 	if err := e.budgets(doc); err != nil {
 		return err
 	}

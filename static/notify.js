@@ -1,13 +1,14 @@
-// Telling the person: when an approval waits, a turn that ran 10 s or
-// longer ends or fails, or a running goal stops (paused or blocked), while
+// Telling the person: when an approval waits, a turn that ran long enough
+// (settings notify_after, 10 s by default; data-notify-after) ends or fails, or a running goal stops (paused or blocked), while
 // this tab is hidden, the browser notifies
 // (once the person allowed it with the bell) and the tab's title carries a
 // marker until the tab is seen again. A tab the person looks at is never
 // notified: they see it happen. The profile's `notifications` setting off
 // (data-notifications="off") turns the notifications off and the server
-// leaves the bell out; the title marker stays.
+// leaves the bell out; the title marker stays. The bell cycles this
+// browser's choice: every notification, only approvals, none.
 //
-//   <body data-session-id [data-notifications="off"]>
+//   <body data-session-id [data-notifications="off"] data-notify-after="10">
 //   [data-testid="notify-button"][aria-pressed]     the bell (web/layout.templ)
 //
 // The marker lives in document.title, which stream.js's setTitle replaces as
@@ -21,8 +22,12 @@ import { showError } from './alerts.js';
 const body = document.body;
 
 // longTurn is how long a turn must have run for its end to be worth a
-// notification: a short one ends while the person still waits for it.
-const longTurn = 10_000;
+// notification, in ms: a short one ends while the person still waits for
+// it (settings notify_after).
+function longTurn() {
+  const s = Number.parseInt(body.dataset.notifyAfter || '', 10);
+  return (Number.isFinite(s) && s >= 0 ? s : 10) * 1000;
+}
 
 const markers = { approval: '(!) ', ended: '● ' };
 
@@ -36,27 +41,35 @@ function hidden() {
   return document.visibilityState === 'hidden';
 }
 
-function allowed() {
-  return body.dataset.notifications !== 'off' && 'Notification' in window && Notification.permission === 'granted' && !muted();
+// allowed reports whether a notification of this kind may be shown.
+function allowed(kind) {
+  if (body.dataset.notifications === 'off' || !('Notification' in window) || Notification.permission !== 'granted') return false;
+  const m = mode();
+  return m === 'all' || (m === 'approvals' && kind === 'approval');
 }
 
 // The browser's permission, once granted, cannot be taken back from a
-// page: the bell then turns notifications off and on for this browser,
-// remembered here.
-const muteKey = 'myco:notifications-off';
+// page: the bell then chooses, for this browser, what notifies: every
+// notification ('all'), only approvals, or none ('off'), remembered here.
+const modeKey = 'myco:notifications';
+const oldMuteKey = 'myco:notifications-off'; // '1': off, before the modes
+const modes = ['all', 'approvals', 'off'];
 
-function muted() {
+/** @returns {string} */
+function mode() {
   try {
-    return localStorage.getItem(muteKey) === '1';
+    const m = localStorage.getItem(modeKey);
+    if (m && modes.includes(m)) return m;
+    return localStorage.getItem(oldMuteKey) === '1' ? 'off' : 'all';
   } catch {
-    return false;
+    return 'all';
   }
 }
 
-function setMuted(off) {
+function setMode(m) {
   try {
-    if (off) localStorage.setItem(muteKey, '1');
-    else localStorage.removeItem(muteKey);
+    localStorage.setItem(modeKey, m);
+    localStorage.removeItem(oldMuteKey);
   } catch {
     // storage refused (private mode): the bell stays as it is
   }
@@ -97,7 +110,7 @@ function seen() {
 function tell(kind, text, tag) {
   if (!hidden()) return;
   setMarker(markers[kind]);
-  if (!allowed()) return;
+  if (!allowed(kind)) return;
   let n;
   try {
     n = new Notification(bareTitle() || 'myco', { body: text, tag: `myco:${body.dataset.sessionId}:${tag}` });
@@ -124,7 +137,7 @@ function onTurnEnd(d) {
   const didFail = failed.delete(turn);
   if (!since) return;
   const took = Date.now() - since;
-  if (took < longTurn) return;
+  if (took < longTurn()) return;
   tell('ended', didFail ? `The turn failed after ${seconds(took)}.` : `The turn ended after ${seconds(took)}.`, `turn:${turn}`);
 }
 
@@ -158,17 +171,22 @@ function onSubagent(d) {
 
 const bellTitles = {
   default: 'Notify me when a turn ends or needs me',
-  granted: 'Notifications are on: a hidden tab tells you when a turn ends or needs you (click to turn them off)',
+  granted: 'Notifications are on: a hidden tab tells you when a turn ends or needs you (click for approvals only)',
+  approvals: 'Notifications for approvals only: a hidden tab tells you when a turn needs you (click to turn them off)',
   muted: 'Notifications are off in this browser (click to turn them on)',
   denied: 'Notifications are blocked for this site in the browser’s settings',
 };
 
 function showBell(bell) {
   const p = Notification.permission;
-  const state = p === 'granted' && muted() ? 'muted' : p;
+  const m = mode();
+  /** @type {string} */
+  let state = p;
+  if (p === 'granted' && m === 'off') state = 'muted';
+  else if (p === 'granted' && m === 'approvals') state = 'approvals';
   bell.hidden = false;
   bell.dataset.permission = state;
-  bell.setAttribute('aria-pressed', String(state === 'granted'));
+  bell.setAttribute('aria-pressed', String(state === 'granted' || state === 'approvals'));
   bell.title = bellTitles[state] || bellTitles.default;
   bell.setAttribute('aria-label', bell.title);
 }
@@ -187,7 +205,7 @@ function initBell(signal) {
   bell.addEventListener('click', async () => {
     const p = Notification.permission;
     if (p === 'granted') {
-      setMuted(!muted());
+      setMode(modes[(modes.indexOf(mode()) + 1) % modes.length]);
       showBell(bell);
       return;
     }
@@ -198,7 +216,7 @@ function initBell(signal) {
     // Browsers ask for the permission only from a click.
     try {
       const answer = await Notification.requestPermission();
-      if (answer === 'granted') setMuted(false);
+      if (answer === 'granted') setMode('all');
       else showError(permissionAnswers[answer] || permissionAnswers.default);
     } finally {
       showBell(bell);

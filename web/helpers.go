@@ -39,7 +39,7 @@ func sessionLayout(v SessionView) LayoutView {
 		Profile:          v.Profile,
 		SessionID:        v.ID,
 		Archived:         v.Archived,
-		NotificationsOff: v.NotificationsOff,
+		NotificationsOff: v.NotificationsOff, NotifyAfter: v.NotifyAfter,
 	}
 	if v.Streams() {
 		l.EventsURL, l.EventsSeq = v.EventsURL(), v.EventsSeq

@@ -28,6 +28,8 @@ type SessionViewOptions struct {
 	// NotificationsOff is the profile's setting notifications: false (the
 	// page offers no bell and never notifies).
 	NotificationsOff bool
+	// NotifyAfter: settings notify_after, in seconds.
+	NotifyAfter int
 	// Steering is the steering chip's text: the session's reasoning level
 	// and persona when set (live.SteeringView.Chip), "" for none.
 	Steering string
@@ -128,6 +130,8 @@ type SessionView struct {
 	Profile      string
 	// NotificationsOff: see SessionViewOptions.
 	NotificationsOff bool
+	// NotifyAfter: settings notify_after, in seconds.
+	NotifyAfter int
 	// Steering: see SessionViewOptions.
 	Steering string
 	// Goal is the standing goal, shown in the bar above the composer.
@@ -438,7 +442,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Sidecars:         sidecarViews(opts.Sidecars),
 		MessageCount:     doc.MessageCount(),
 		Profile:          opts.Profile,
-		NotificationsOff: opts.NotificationsOff,
+		NotificationsOff: opts.NotificationsOff, NotifyAfter: opts.NotifyAfter,
 		Steering:         opts.Steering,
 		Usage:            sessionUsage(doc, opts.Price),
 		Context:          contextInfo(doc, opts.Context),

@@ -35,6 +35,7 @@ type SettingsView struct {
 	Models                   []ModelView
 	NewModel                 ModelView
 	StreamIdle               string // seconds
+	NotifyAfter              string // seconds
 	Undo, Todo, Notify       bool
 	Personalities            []PersonaView
 	NewPersona               PersonaView

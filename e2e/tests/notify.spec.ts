@@ -130,8 +130,9 @@ test('the bell is there, quiet, before the person allowed notifications', async 
 });
 
 // The bell answers every click: an undecided permission asked and not
-// given says what to do; once granted, the bell turns notifications off
-// and on for this browser, and a reload keeps the choice (issue 20, 15).
+// given says what to do; once granted, the bell cycles every
+// notification, approvals only, none, for this browser, and a reload
+// keeps the choice (issue 20, 15; issue 25).
 test('the bell says why nothing changed, and turns notifications off once allowed', async ({ page, myco }) => {
   const id = myco.writeSession({ title: 'Bell' });
   await myco.start();
@@ -144,6 +145,9 @@ test('the bell says why nothing changed, and turns notifications off once allowe
   await page.context().grantPermissions(['notifications'], { origin: myco.url });
   await page.reload();
   await expect(bell).toHaveAttribute('aria-pressed', 'true');
+  await bell.click();
+  await expect(bell).toHaveAttribute('data-permission', 'approvals');
+  await expect(bell).toHaveAttribute('title', /approvals only/);
   await bell.click();
   await expect(bell).toHaveAttribute('aria-pressed', 'false');
   await expect(bell).toHaveAttribute('title', /off in this browser/);
@@ -177,4 +181,45 @@ test('a goal that a budget pauses in a hidden tab notifies, however short its la
   // The page says why too, where the turn failed.
   await setVisible(page, true);
   await expect(page.getByTestId('message-error').last()).toContainText("the session's budget of 25,000 tokens is spent");
+});
+
+// notify_after sets how long a turn must run for its end to notify; the
+// bell's "approvals only" keeps turn ends quiet and still tells of an
+// approval (issue 25).
+test('notify_after and approvals-only decide what a hidden tab is told', async ({ page, myco, fake }) => {
+  myco.useModels(fake.url, { notify_after: 30 });
+  const id = myco.writeSession({ title: 'Threshold', model: 'anthropic/fake-model' });
+  await myco.start();
+  await page.context().grantPermissions(['notifications'], { origin: myco.url });
+  await page.addInitScript(hooks);
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-notify-after', '30');
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const input = page.getByTestId('composer-input');
+  const answers = page.locator('[data-testid="message"][data-role="assistant"]:not([data-streaming])');
+  const turn = async (text: string, ranFor: number) => {
+    const before = await answers.count();
+    await input.fill(text);
+    await input.press('Enter');
+    await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(1);
+    await page.evaluate((ms) => (window as any).__advance(ms), ranFor);
+    await expect(answers).toHaveCount(before + 1);
+    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+  };
+  await setVisible(page, false);
+  await turn('[[text:30]] [[delay:100ms]]', 12_000); // over the default 10 s, under 30
+  expect(await notifications(page)).toEqual([]);
+  await turn('[[text:30]] [[delay:100ms]]', 31_000);
+  await expect.poll(async () => (await notifications(page)).length).toBe(1);
+
+  // Approvals only: a long turn's end is not told, an approval is.
+  await setVisible(page, true);
+  await page.getByTestId('notify-button').click();
+  await expect(page.getByTestId('notify-button')).toHaveAttribute('data-permission', 'approvals');
+  await setVisible(page, false);
+  await turn('[[text:30]] [[delay:100ms]]', 31_000);
+  expect((await notifications(page)).length).toBe(1);
+  await input.fill('[[tool:bash {"command":"echo hi"}]]');
+  await input.press('Enter');
+  await expect.poll(async () => (await notifications(page)).map((n) => n.body)).toContainEqual(expect.stringContaining('Waiting for your approval'));
 });
