@@ -47,10 +47,11 @@ Usage:
   myco sessions show ID [--json]                        print a session, its old transcripts too (or its document as JSON)
   myco sessions search WORDS [--json]                   find words in messages, scratchpads and old transcripts
   myco sessions title ID TITLE                          rename a session (open tabs update live)
-  myco sessions archive ID                              move a session into the archive
-  myco sessions restore ID                              bring an archived session back
+  myco sessions archive ID…                             move sessions into the archive
+  myco sessions restore ID…                             bring archived sessions back
   myco sessions fork ID [--keep-turns N]                copy a session's history (its first N turns) into a new session
-  myco sessions delete ID [--yes]                       delete an archived session for good (asks on a terminal)
+  myco sessions delete ID… [--yes]                      delete archived sessions for good (asks for each on a terminal)
+  myco sessions compact ID [--focus TEXT]               compact a session now: a summary and recent context in a new thread
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
   myco run [--session ID | --fork-from ID [--keep-turns N]] [--model M] [-n NAME] [--json] [--allow bash,edit] [PROMPT]

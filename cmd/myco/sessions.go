@@ -14,7 +14,7 @@ import (
 
 func sessionsCommand(ctx context.Context, e env, profile string, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore, fork, delete, export)\n\n%s", usage)
+		fmt.Fprintf(e.stderr, "myco sessions: which command? (list, show, search, title, archive, restore, fork, delete, export, compact)\n\n%s", usage)
 		return errUsage
 	}
 	fs := newFlagSet("myco sessions "+args[0], e.stderr)
@@ -25,6 +25,7 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 	yes := fs.Bool("yes", false, "delete: do not ask")
 	format := fs.String("format", "", "export: md, json or html")
 	outFile := fs.String("o", "", "export: the file to write, - for stdout (default: a new file in this folder)")
+	focus := fs.String("focus", "", "compact: what the summary must keep")
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
@@ -51,20 +52,25 @@ func sessionsCommand(ctx context.Context, e env, profile string, args []string) 
 		}
 		return retitleSession(ctx, e, profile, pos[0], pos[1])
 	case "archive", "restore":
-		if err := wantArgs(e, "sessions "+args[0], pos, 1); err != nil {
-			return err
+		if len(pos) == 0 {
+			return wantArgs(e, "sessions "+args[0], pos, 1)
 		}
-		return moveSession(e, profile, pos[0], args[0] == "archive")
+		return eachSession(pos, func(p string) error { return moveSession(e, profile, p, args[0] == "archive") })
 	case "fork":
 		if err := wantArgs(e, "sessions fork", pos, 1); err != nil {
 			return err
 		}
 		return forkSession(e, profile, pos[0], *keepTurns)
 	case "delete":
-		if err := wantArgs(e, "sessions delete", pos, 1); err != nil {
+		if len(pos) == 0 {
+			return wantArgs(e, "sessions delete", pos, 1)
+		}
+		return eachSession(pos, func(p string) error { return deleteSession(e, profile, p, *yes) })
+	case "compact":
+		if err := wantArgs(e, "sessions compact", pos, 1); err != nil {
 			return err
 		}
-		return deleteSession(e, profile, pos[0], *yes)
+		return compactSession(ctx, e, profile, pos[0], *focus)
 	case "export":
 		if err := wantArgs(e, "sessions export", pos, 1); err != nil {
 			return err
