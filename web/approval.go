@@ -16,6 +16,7 @@ type ApprovalView struct {
 	ToolUseID string
 	Name      string
 	Path      string    // a file tool's path, shown above its diff
+	Fact      string    // remember's fact, shown whole above the memory file's diff
 	Command   string    // bash's command
 	Input     string    // any other input, as indented JSON
 	Diff      *DiffView // a file tool's change; nil for other tools
@@ -111,11 +112,15 @@ func NewApprovalView(toolUseID, name string, input []byte, diff string) Approval
 	var fields struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`
+		Fact    string `json:"fact"`
 	}
 	// An input that is not an object, or has other fields, still shows:
 	// as its JSON, below.
 	_ = json.Unmarshal(input, &fields)
 	a.Path = fields.Path
+	if name == rememberTool {
+		a.Fact = fields.Fact
+	}
 	if a.Diff != nil {
 		a.DiffHead, a.Hunks = splitHunks(a.Diff)
 	}
