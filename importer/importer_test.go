@@ -78,14 +78,14 @@ func TestImportFixtures(t *testing.T) {
 		t.Run(tt.tool, func(t *testing.T) {
 			st := newStores(t)
 			rep := st.run(t, tt.tool, tt.path)
-			if rep.Imported != tt.imported || rep.Failed != len(tt.failed) {
+			if rep.Imported != tt.imported || rep.NotSessions != len(tt.failed) || rep.Failed != 0 {
 				t.Fatalf("imported %d, failed %d; want %d, %d: %+v", rep.Imported, rep.Failed, tt.imported, len(tt.failed), rep.Items)
 			}
 			var doc *session.Document
 			var failed []string
 			for _, it := range rep.Items {
 				switch it.Outcome {
-				case importer.Failed:
+				case importer.NotSession:
 					failed = append(failed, filepath.Base(it.Path))
 					if !strings.Contains(it.Error, "not a session") {
 						t.Errorf("%s failed with %q, want not a session", it.Path, it.Error)
@@ -220,7 +220,7 @@ func TestImportBadInput(t *testing.T) {
 	before, _ := os.Stat(src)
 	st := newStores(t)
 	rep := st.run(t, importer.ClaudeCode, dir, filepath.Join(dir, "missing"))
-	if rep.Imported != 1 || rep.Failed != 1 || len(rep.Problems) != 1 {
+	if rep.Imported != 1 || rep.NotSessions != 1 || len(rep.Problems) != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, it := range rep.Items {

@@ -50,6 +50,9 @@ const (
 	Imported = "imported"
 	Already  = "already" // imported before: nothing made
 	Failed   = "failed"
+	// NotSession: the file holds no session of the tool (Claude Code
+	// leaves files of bookkeeping alone, for one): reported, not an error.
+	NotSession = "not_session"
 )
 
 // Item is what happened to one source session.
@@ -70,13 +73,15 @@ type Item struct {
 
 // Report is the whole import's outcome.
 type Report struct {
-	Tool     string    `json:"tool"`
-	Paths    []string  `json:"paths"`
-	Imported int       `json:"imported"`
-	Already  int       `json:"already"`
-	Failed   int       `json:"failed"`
-	Items    []Item    `json:"items"`
-	Problems []Problem `json:"problems,omitempty"`
+	Tool     string   `json:"tool"`
+	Paths    []string `json:"paths"`
+	Imported int      `json:"imported"`
+	Already  int      `json:"already"`
+	Failed   int      `json:"failed"`
+	// NotSessions counts the files found that hold no session.
+	NotSessions int       `json:"not_sessions"`
+	Items       []Item    `json:"items"`
+	Problems    []Problem `json:"problems,omitempty"`
 }
 
 // Run imports every session found under opts.Paths. A session already
@@ -135,6 +140,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			rep.Imported++
 		case Already:
 			rep.Already++
+		case NotSession:
+			rep.NotSessions++
 		default:
 			rep.Failed++
 		}
@@ -172,6 +179,9 @@ func importOne(r reader, c Candidate, opts Options) Item {
 
 func failed(it Item, err error) Item {
 	it.Outcome, it.Error, it.Session = Failed, err.Error(), ""
+	if errors.Is(err, ErrNotSession) {
+		it.Outcome = NotSession
+	}
 	return it
 }
 
