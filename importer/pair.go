@@ -16,7 +16,7 @@ import (
 // call, unique call IDs of the providers' alphabet, and a user message
 // first. Results the source never recorded are made up as errors saying
 // so; results without a call are kept as text.
-func pairTools(in []session.Message, tool string) []session.Message {
+func pairTools(in []session.Message, tool string, n *notes) []session.Message {
 	msgs := make([]session.Message, 0, len(in)+2)
 	for _, m := range in {
 		m.Content = dropBlank(m.Content)
@@ -44,6 +44,7 @@ func pairTools(in []session.Message, tool string) []session.Message {
 		for _, id := range pending {
 			b, ok := results[id]
 			if !ok {
+				n.add("a tool call with no recorded result, answered with an error saying so")
 				b = session.Block{Type: session.BlockToolResult, ToolUseID: id, IsError: true,
 					Content: jsonString(fmt.Sprintf("[no result was recorded in %s]", tool))}
 			}
@@ -98,6 +99,7 @@ func pairTools(in []session.Message, tool string) []session.Message {
 						results[id] = b
 						continue
 					}
+					n.add("a tool result with no call before it, kept as text")
 					kept = append(kept, session.Block{Type: session.BlockText,
 						Text: fmt.Sprintf("[a tool result with no call before it, kept as text]\n%s", b.ResultText())})
 				}

@@ -196,7 +196,9 @@ func build(conv *Conversation, id string, opts Options) (*session.Document, erro
 			return nil, fmt.Errorf("store an image: stored as %s, not %s", ref.SHA256, sha)
 		}
 	}
-	msgs := pairTools(conv.Messages, conv.Source.Tool)
+	var n notes
+	msgs := pairTools(conv.Messages, conv.Source.Tool, &n)
+	conv.Notes = append(conv.Notes, n.list()...)
 	now := opts.Now().UTC()
 	created, updated := conv.Created.UTC(), conv.Updated.UTC()
 	if created.IsZero() {
