@@ -124,12 +124,12 @@ func (claudeCode) read(c Candidate) (*Conversation, error) {
 		span(&conv.Created, &conv.Updated, parseTime(l.Timestamp))
 	}
 	if !isSession {
-		return nil, fmt.Errorf("%w: %s has no Claude Code messages", ErrNotSession, c.Path)
+		return nil, fmt.Errorf("%w: it holds no Claude Code messages", ErrNotSession)
 	}
 	conv.Title = firstOf(title, summary)
 	chain, left := activeChain(lines)
 	if left > 0 {
-		n.add(fmt.Sprintf("%d messages of abandoned branches (rewinds) left out", left))
+		n.add(fmt.Sprintf("%s of abandoned branches (rewinds) left out", plural(left, "message")))
 	}
 	im := images(conv.Images)
 	lastReply := "" // the reply ID of the last message, when an answer

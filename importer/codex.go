@@ -89,7 +89,7 @@ func (codex) read(c Candidate) (*Conversation, error) {
 		return nil, err
 	}
 	if len(lines) == 0 || lines[0].Type != "session_meta" {
-		return nil, fmt.Errorf("%w: %s does not start with a Codex session_meta line", ErrNotSession, c.Path)
+		return nil, fmt.Errorf("%w: it does not start with a Codex session_meta line", ErrNotSession)
 	}
 	conv := &Conversation{Source: session.Source{Tool: Codex, ID: c.ID, Path: c.Path}, Skipped: skipped, Images: images{}}
 	var n notes

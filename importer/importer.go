@@ -209,3 +209,11 @@ func walk(root string, keep func(path string, d os.DirEntry) bool) ([]string, er
 	sort.Strings(out)
 	return out, err
 }
+
+// plural is "1 message", "2 messages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

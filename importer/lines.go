@@ -33,11 +33,11 @@ func openSource(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotSession, path)
+		return nil, fmt.Errorf("%w: not a regular file", ErrNotSession)
 	}
 	if info.Size() > MaxSourceSize {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, info.Size(), MaxSourceSize)
+		return nil, fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, info.Size(), MaxSourceSize)
 	}
 	return f, nil
 }

@@ -182,10 +182,10 @@ func msTime(ms int64) time.Time {
 func (opencode) read(c Candidate) (*Conversation, error) {
 	var s ocSession
 	if err := readSmall(c.Path, &s); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotSession, c.Path, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotSession, err)
 	}
 	if s.ID == "" {
-		return nil, fmt.Errorf("%w: %s has no opencode session id", ErrNotSession, c.Path)
+		return nil, fmt.Errorf("%w: it has no opencode session id", ErrNotSession)
 	}
 	root := filepath.Dir(filepath.Dir(filepath.Dir(c.Path)))
 	conv := &Conversation{

@@ -21,13 +21,18 @@ function el(tag, text, attrs = {}) {
   return e;
 }
 
+/** @param {number} n @param {string} noun */
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** showProgress moves the bar and the count.
  * @param {{done: number, total: number}} p */
 function showProgress(p) {
   const bar = /** @type {HTMLProgressElement} */ (byTestID('import-progress'));
   bar.max = Math.max(p.total, 1);
   bar.value = p.done;
-  byTestID('import-count').textContent = p.total ? `${p.done} of ${p.total} sessions` : 'Looking for sessions…';
+  byTestID('import-count').textContent = p.total ? `${p.done} of ${count(p.total, 'session')}` : 'Looking for sessions…';
 }
 
 /** @param {string} msg */
@@ -43,7 +48,7 @@ function showReport(rep) {
   const out = byTestID('import-result');
   out.replaceChildren();
   const sum = `${rep.imported} imported, ${rep.already} imported before, ${rep.failed} failed` +
-    (rep.not_sessions ? `, ${rep.not_sessions} files not sessions` : '');
+    (rep.not_sessions ? `, ${count(rep.not_sessions, 'file')} not a session` : '');
   out.append(el('p', sum, { 'data-testid': 'import-summary' }));
   const list = el('ul', '', { class: 'import-items', 'aria-label': 'Imported sessions' });
   for (const it of rep.items || []) {
@@ -51,21 +56,21 @@ function showReport(rep) {
     const li = el('li', '', { 'data-testid': 'import-item', 'data-outcome': it.outcome });
     if (it.outcome === 'imported') {
       li.append(el('a', it.title || it.session, { href: `/s/${encodeURIComponent(it.session)}`, 'data-testid': 'import-session-link' }));
-      li.append(el('span', ` · ${it.messages} messages`, { class: 'hint' }));
-      const notes = [...(it.skipped_lines ? [`${it.skipped_lines} damaged lines skipped`] : []), ...(it.notes || [])];
+      li.append(el('span', ` · ${count(it.messages, 'message')}`, { class: 'hint' }));
+      const notes = [...(it.skipped_lines ? [`${count(it.skipped_lines, 'damaged line')} skipped`] : []), ...(it.notes || [])];
       if (notes.length) {
         const ul = el('ul', '', { class: 'import-notes' });
         for (const n of notes) ul.append(el('li', n));
         li.append(ul);
       }
     } else {
-      li.append(el('code', it.path), el('span', ` — ${it.error}`, { class: 'form-error' }));
+      li.append(el('code', it.path), el('span', ` — ${it.error}`, { class: 'import-why' }));
     }
     list.append(li);
   }
   for (const p of rep.problems || []) {
     list.append(el('li', '', { 'data-testid': 'import-problem', 'data-outcome': 'problem' }));
-    /** @type {HTMLElement} */ (list.lastElementChild).append(el('code', p.path), el('span', ` — ${p.reason}`, { class: 'form-error' }));
+    /** @type {HTMLElement} */ (list.lastElementChild).append(el('code', p.path), el('span', ` — ${p.reason}`, { class: 'import-why' }));
   }
   if (list.childElementCount) out.append(list);
 }
@@ -97,6 +102,7 @@ async function onSubmit(e) {
   const buttons = [...document.querySelectorAll('.import-form [type="submit"]')];
   for (const b of buttons) setBusy(b, true);
   status.hidden = false;
+  status.scrollIntoView({ block: 'nearest' });
   status.dataset.state = 'running';
   byTestID('import-heading').textContent = 'Importing';
   byTestID('import-result').replaceChildren();

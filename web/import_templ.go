@@ -43,7 +43,7 @@ func ImportPage(v ImportView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"settings-page import-page\" data-testid=\"import-page\"><h1>Import sessions</h1><p class=\"settings-file\">Bring the sessions you had with other agents into this profile, to read, search, continue and fork here. Their files are only read, never changed; a session imported before is not imported again.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"settings-page import-page\" data-testid=\"import-page\"><h1>Import sessions</h1><p class=\"settings-file\">Bring the sessions you had with other agents into this profile, to read, search, continue and fork here. Their files are only read, never changed; a session imported before is not imported again.</p><section class=\"import-status\" data-testid=\"import-status\" aria-live=\"polite\" hidden><h2 data-testid=\"import-heading\">Importing</h2><progress data-testid=\"import-progress\" aria-label=\"Import progress\" max=\"1\" value=\"0\"></progress><p data-testid=\"import-count\"></p><p class=\"form-error\" role=\"alert\" data-testid=\"import-error\" hidden></p><div data-testid=\"import-result\"></div></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -53,7 +53,7 @@ func ImportPage(v ImportView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"import-status\" data-testid=\"import-status\" aria-live=\"polite\" hidden><h2 data-testid=\"import-heading\">Importing</h2><progress data-testid=\"import-progress\" max=\"1\" value=\"0\"></progress><p data-testid=\"import-count\"></p><p class=\"form-error\" role=\"alert\" data-testid=\"import-error\" hidden></p><div data-testid=\"import-result\"></div></section></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -149,7 +149,7 @@ func importForm(t ImportTool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" name=\"paths\" rows=\"1\" spellcheck=\"false\" autocomplete=\"off\" data-testid=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" name=\"paths\" rows=\"2\" spellcheck=\"false\" autocomplete=\"off\" data-testid=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -71,9 +71,9 @@ func printImport(e env, rep *importer.Report) {
 	for _, it := range rep.Items {
 		switch it.Outcome {
 		case importer.Imported:
-			fmt.Fprintf(e.stdout, "imported %s  %s  (%d messages)\n", it.Session[:8], it.Title, it.Messages)
+			fmt.Fprintf(e.stdout, "imported %s  %s  (%s)\n", it.Session[:8], it.Title, countOf(it.Messages, "message"))
 			if it.Skipped > 0 {
-				fmt.Fprintf(e.stdout, "  %d damaged lines skipped\n", it.Skipped)
+				fmt.Fprintf(e.stdout, "  %s skipped\n", countOf(it.Skipped, "damaged line"))
 			}
 			for _, n := range it.Notes {
 				fmt.Fprintf(e.stdout, "  %s\n", n)
@@ -82,5 +82,13 @@ func printImport(e env, rep *importer.Report) {
 			fmt.Fprintf(e.stderr, "%s: %s\n", it.Path, oneLine(it.Error))
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d imported, %d imported before, %d failed, %d files not sessions\n", rep.Imported, rep.Already, rep.Failed, rep.NotSessions)
+	fmt.Fprintf(e.stdout, "%d imported, %d imported before, %d failed, %s not a session\n", rep.Imported, rep.Already, rep.Failed, countOf(rep.NotSessions, "file"))
+}
+
+// countOf is "1 file", "2 files".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

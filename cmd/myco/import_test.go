@@ -18,10 +18,10 @@ func TestImportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := c.run("import", "claude-code", fixture)
-	if code != 0 || !strings.Contains(out, "Run the demo tests") || !strings.Contains(out, "1 imported, 0 imported before, 0 failed, 1 files not sessions") {
+	if code != 0 || !strings.Contains(out, "Run the demo tests") || !strings.Contains(out, "1 imported, 0 imported before, 0 failed, 1 file not a session") {
 		t.Fatalf("import: code %d out %q err %q", code, out, errOut)
 	}
-	if !strings.Contains(out, "1 damaged lines skipped") || !strings.Contains(errOut, "notes.jsonl") {
+	if !strings.Contains(out, "1 damaged line skipped") || !strings.Contains(errOut, "notes.jsonl") {
 		t.Errorf("the report lacks the damaged line or the file that is not a session: out %q err %q", out, errOut)
 	}
 
