@@ -91,6 +91,21 @@ func testImportAPI(t *testing.T, provider string) {
 		t.Errorf("search for an imported answer: %s", found)
 	}
 
+	// Exported and forked like any other.
+	for tool, id := range ids {
+		resp := cs.do("GET", "/api/sessions/"+id+"/export?format=html", nil)
+		wantStatus(t, resp, http.StatusOK)
+		if page := readAll(t, resp); !strings.Contains(page, "data:image/png;base64,") {
+			t.Errorf("%s: the export lacks the imported image", tool)
+		}
+		resp = cs.do("POST", "/api/sessions/"+id+"/fork", strings.NewReader(`{}`))
+		wantStatus(t, resp, http.StatusCreated)
+		fork := decode[struct{ ID string }](t, resp)
+		if doc, err := cs.sessions.Load(fork.ID); err != nil || doc.Source != nil || doc.MessageCount() == 0 {
+			t.Errorf("%s: fork %+v %v", tool, doc, err)
+		}
+	}
+
 	for tool, id := range ids {
 		if _, err := cs.sessions.Update(id, func(d *session.Document) error {
 			d.Model = provider + "/fake-model"
