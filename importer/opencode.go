@@ -103,18 +103,16 @@ func fileExists(p string) bool {
 }
 
 func (opencode) find(path string) ([]Candidate, []Problem, error) {
-	root := ""
 	var files []string
 	if strings.HasSuffix(path, ".json") && fileExists(path) {
-		// One session's file: storage/session/<project>/<id>.json.
-		root = filepath.Dir(filepath.Dir(filepath.Dir(path)))
+		// One session's file: storage/session/<project>/<id>.json (read
+		// finds the storage folder from it).
 		files = []string{path}
 	} else {
-		r, err := storageRoot(path)
+		root, err := storageRoot(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		root = r
 		files, err = walk(filepath.Join(root, "session"), func(p string, d os.DirEntry) bool {
 			return strings.HasSuffix(d.Name(), ".json")
 		})
