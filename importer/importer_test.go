@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"flag"
@@ -266,5 +267,44 @@ func TestDefaultPath(t *testing.T) {
 	env["CODEX_HOME"] = "/c"
 	if got, _ := importer.DefaultPath(importer.Codex, getenv); got != "/c/sessions" {
 		t.Errorf("CODEX_HOME: %s", got)
+	}
+}
+
+// TestImportImages: an image whose bytes are not an image is kept as text
+// and noted; one whose source named the wrong type takes the type of its
+// bytes (the providers check it), inside a tool result too.
+func TestImportImages(t *testing.T) {
+	png, err := os.ReadFile("testdata/pixel.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(png)
+	lines := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-08-01T10:00:00Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"` + b64 + `"}},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGVsbG8="}}]}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-08-01T10:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/x.png"}}]}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-08-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"` + b64 + `"}}]}]}}`,
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := newStores(t)
+	rep := st.run(t, importer.ClaudeCode, dir)
+	if rep.Imported != 1 || !strings.Contains(strings.Join(rep.Items[0].Notes, "|"), "1 image the image store refused") {
+		t.Fatalf("report %+v", rep.Items)
+	}
+	doc, err := st.sessions.Load(rep.Items[0].Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := doc.Threads[0].Messages
+	if b := msgs[0].Content[1]; b.Type != session.BlockImage || b.MediaType != "image/png" {
+		t.Errorf("the misnamed image: %+v", b)
+	}
+	if b := msgs[0].Content[2]; b.Type != session.BlockText || !strings.Contains(b.Text, "could not be kept") {
+		t.Errorf("the image that is none: %+v", b)
+	}
+	if res := string(msgs[2].Content[0].Content); !strings.Contains(res, "image/png") || strings.Contains(res, "image/gif") {
+		t.Errorf("the tool result's image: %s", res)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-json-experiment/json"
+
 	"myco/session"
 )
 
@@ -186,15 +188,28 @@ func failed(it Item, err error) Item {
 }
 
 // build stores the conversation's images and makes its document, whole.
+// An image the store refuses (too large, not an image after all) is kept
+// as a line of text saying so; one stored takes the media type the store
+// found in its bytes, which the providers check.
 func build(conv *Conversation, id string, opts Options) (*session.Document, error) {
+	stored := map[string]string{} // SHA-256 → media type
+	refused := map[string]string{}
 	for sha, data := range conv.Images {
 		ref, err := opts.Images.Put(data)
-		if err != nil {
+		switch {
+		case errors.Is(err, session.ErrImageTooLarge) || errors.Is(err, session.ErrNotImage):
+			refused[sha] = err.Error()
+		case err != nil:
 			return nil, fmt.Errorf("store an image: %w", err)
+		default:
+			stored[sha] = ref.MediaType
 		}
-		if ref.SHA256 != sha {
-			return nil, fmt.Errorf("store an image: stored as %s, not %s", ref.SHA256, sha)
-		}
+	}
+	if len(refused) > 0 {
+		conv.Notes = append(conv.Notes, plural(len(refused), "image")+" the image store refused, kept as text")
+	}
+	for i := range conv.Messages {
+		conv.Messages[i].Content = fixImages(conv.Messages[i].Content, stored, refused)
 	}
 	var n notes
 	msgs := pairTools(conv.Messages, conv.Source.Tool, &n)
@@ -232,4 +247,29 @@ func firstHumanText(msgs []session.Message) string {
 		}
 	}
 	return ""
+}
+
+// fixImages gives each image block, in a message or inside a tool result,
+// its stored media type, or turns it into text when it was refused.
+func fixImages(blocks []session.Block, stored, refused map[string]string) []session.Block {
+	for k, b := range blocks {
+		switch b.Type {
+		case session.BlockImage:
+			if why, ok := refused[b.SHA256]; ok {
+				blocks[k] = textBlock("[an image that could not be kept: " + why + "]")
+			} else if mt, ok := stored[b.SHA256]; ok {
+				blocks[k].MediaType = mt
+			}
+		case session.BlockToolResult:
+			if b.Content.Kind() != '[' {
+				continue
+			}
+			var inner []session.Block
+			if json.Unmarshal(b.Content, &inner) != nil {
+				continue
+			}
+			blocks[k].Content = mustJSON(fixImages(inner, stored, refused))
+		}
+	}
+	return blocks
 }
