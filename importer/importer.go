@@ -54,6 +54,11 @@ const MaxLine = 32 << 20
 // session.MaxDocumentSize bounds a document.
 const MaxSourceSize = session.MaxDocumentSize
 
+// MaxWalk bounds the files and folders an import looks through under one
+// path: a path named by mistake (/, a home folder) is refused rather than
+// searched for hours.
+const MaxWalk = 1_000_000
+
 // Candidate is one source session found under a path: the file (or, for
 // opencode, the session's info file) and the tool's ID for it.
 type Candidate struct {
@@ -194,12 +199,16 @@ func walk(root string, keep func(path string, d os.DirEntry) bool) ([]string, er
 		root = real
 	}
 	var out []string
+	seen := 0
 	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err
 			}
 			return nil // an unreadable folder below: skip it
+		}
+		if seen++; seen > MaxWalk {
+			return fmt.Errorf("%w: more than %d files and folders under %s: name the tool's folder", ErrTooLarge, MaxWalk, root)
 		}
 		if d.Type().IsRegular() && keep(path, d) {
 			out = append(out, path)

@@ -164,6 +164,9 @@ func importOne(r reader, c Candidate, opts Options) Item {
 		return failed(it, err)
 	}
 	conv, err := r.read(c)
+	if err == nil && len(conv.Messages) == 0 {
+		err = fmt.Errorf("%w: it holds no messages", ErrNotSession)
+	}
 	if err != nil {
 		return failed(it, err)
 	}
