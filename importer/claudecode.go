@@ -103,7 +103,7 @@ func (claudeCode) read(c Candidate) (*Conversation, error) {
 	}
 	conv := &Conversation{Source: session.Source{Tool: ClaudeCode, ID: c.ID, Path: c.Path}, Skipped: skipped, Images: images{}}
 	var n notes
-	var title, summary string
+	var title, aiTitle, summary string
 	isSession := false
 	for _, l := range lines {
 		switch l.Type {
@@ -111,12 +111,10 @@ func (claudeCode) read(c Candidate) (*Conversation, error) {
 			isSession = isSession || l.Message != nil
 		case "summary":
 			summary = l.Summary
-		case "custom-title":
-			title = firstOf(l.CustomTitle, l.Title)
+		case "custom-title": // /rename: the latest wins, over any AI title
+			title = firstOf(l.CustomTitle, l.Title, title)
 		case "ai-title":
-			if title == "" {
-				title = firstOf(l.AITitle, l.Title)
-			}
+			aiTitle = firstOf(l.AITitle, l.Title, aiTitle)
 		}
 		if l.Cwd != "" {
 			conv.Cwd = l.Cwd
@@ -126,7 +124,7 @@ func (claudeCode) read(c Candidate) (*Conversation, error) {
 	if !isSession {
 		return nil, fmt.Errorf("%w: it holds no Claude Code messages", ErrNotSession)
 	}
-	conv.Title = firstOf(title, summary)
+	conv.Title = firstOf(title, aiTitle, summary)
 	chain, left := activeChain(lines)
 	if left > 0 {
 		n.add(fmt.Sprintf("%s of abandoned branches (rewinds) left out", plural(left, "message")))

@@ -308,3 +308,31 @@ func TestImportImages(t *testing.T) {
 		t.Errorf("the tool result's image: %s", res)
 	}
 }
+
+// TestClaudeCodeTitle: the latest /rename wins over any AI title, which
+// wins over a summary, which wins over the first thing the person said.
+func TestClaudeCodeTitle(t *testing.T) {
+	const msg = `{"type":"user","uuid":"u1","timestamp":"2026-08-01T10:00:00Z","message":{"role":"user","content":"fix the login page"}}`
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"first words", []string{msg}, "fix the login page"},
+		{"summary", []string{`{"type":"summary","summary":"Login fix"}`, msg}, "Login fix"},
+		{"ai title", []string{`{"type":"summary","summary":"Login fix"}`, `{"type":"ai-title","aiTitle":"A1"}`, msg, `{"type":"ai-title","aiTitle":"A2"}`}, "A2"},
+		{"rename", []string{`{"type":"custom-title","customTitle":"old"}`, `{"type":"ai-title","aiTitle":"A1"}`, msg, `{"type":"custom-title","customTitle":"Login"}`, `{"type":"ai-title","aiTitle":"A2"}`}, "Login"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(strings.Join(tt.lines, "\n")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep := newStores(t).run(t, importer.ClaudeCode, dir)
+			if len(rep.Items) != 1 || rep.Items[0].Title != tt.want {
+				t.Errorf("items %+v, want the title %q", rep.Items, tt.want)
+			}
+		})
+	}
+}
