@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -334,5 +335,38 @@ func TestClaudeCodeTitle(t *testing.T) {
 				t.Errorf("items %+v, want the title %q", rep.Items, tt.want)
 			}
 		})
+	}
+}
+
+// TestImportHundreds: hundreds of sessions, progress for each, and a
+// second import that reads none of them (each found by its derived ID).
+func TestImportHundreds(t *testing.T) {
+	const n = 300
+	dir := t.TempDir()
+	for i := range n {
+		line := fmt.Sprintf(`{"type":"user","uuid":"u1","timestamp":"2026-08-01T10:00:00Z","message":{"role":"user","content":"task %d"}}`, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%03d.jsonl", i)), []byte(line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := newStores(t)
+	var calls int
+	rep, err := importer.Run(context.Background(), importer.Options{
+		Tool: importer.ClaudeCode, Paths: []string{dir}, Sessions: st.sessions, Images: st.images,
+		Progress: func(importer.Progress) { calls++ },
+	})
+	if err != nil || rep.Imported != n || calls != n+1 {
+		t.Fatalf("imported %d, %d progress calls, err %v", rep.Imported, calls, err)
+	}
+	// The second time the sources are not read: were they, these would
+	// be no sessions.
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%03d.jsonl", i)), []byte("garbage\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := st.run(t, importer.ClaudeCode, dir)
+	if again.Already != n || again.Imported+again.Failed != 0 {
+		t.Errorf("second import: %d already, %d imported, %d failed", again.Already, again.Imported, again.Failed)
 	}
 }
