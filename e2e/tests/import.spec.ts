@@ -1,12 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Page } from '@playwright/test';
 import { test, expect } from '../fixtures';
+
+// axe runs axe-core on the page as it is (as a11y.spec.ts does) and fails
+// on any violation.
+async function axe(page: Page) {
+  await page.addScriptTag({ path: require.resolve('axe-core') });
+  const violations: { id: string; nodes: { html: string }[] }[] = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations;
+  });
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`).join('\n')).toBe('');
+}
 
 // The Import page as a person uses it: from the home page, point the
 // Claude Code form at a folder of transcripts, watch the import go, read
 // what it made (the damaged line, what was kept as text, the file that is
 // no session), open the imported session; importing again makes nothing.
-test('import page: a Claude Code folder, progress, the report, the session opens', async ({ page, myco }) => {
+test('import page: a Claude Code folder, progress, the report, the session opens', async ({ page, browser, myco }) => {
   const src = path.join(myco.home, 'claude-projects');
   fs.cpSync(path.join(__dirname, '..', '..', 'importer', 'testdata', 'claude-code'), src, { recursive: true });
   const transcript = path.join(src, '-w-demo', 'cc111111-1111-4111-8111-111111111111.jsonl');
@@ -44,10 +56,13 @@ test('import page: a Claude Code folder, progress, the report, the session opens
   await page.goto(myco.link('/'));
   await expect(page.getByTestId('session-list')).toContainText('Run the demo tests');
 
-  // Again: nothing new, and the source is as it was.
-  await page.goto(myco.link('/import'));
-  await page.getByTestId('import-path-claude-code').fill(src);
-  await page.getByTestId('import-submit-claude-code').click();
-  await expect(page.getByTestId('import-summary')).toHaveText('0 imported, 1 imported before, 0 failed, 1 file not a session');
+  // Again: nothing new, and the source is as it was. (In a tab that lets
+  // axe-core's script in, past the page's CSP.)
+  const tab = await (await browser.newContext({ bypassCSP: true })).newPage();
+  await tab.goto(myco.link('/import'));
+  await tab.getByTestId('import-path-claude-code').fill(src);
+  await tab.getByTestId('import-submit-claude-code').click();
+  await expect(tab.getByTestId('import-summary')).toHaveText('0 imported, 1 imported before, 0 failed, 1 file not a session');
   expect(fs.readFileSync(transcript).equals(before)).toBe(true);
+  await axe(tab);
 });
