@@ -120,6 +120,9 @@ func testImportAPI(t *testing.T, provider string) {
 		if last.Role != "assistant" || last.Error != nil {
 			t.Errorf("%s: the imported session's turn failed: %+v", tool, last.Error)
 		}
+		if doc, err := cs.sessions.Load(id); err != nil || doc.Source == nil || doc.Source.Tool != tool {
+			t.Errorf("%s: after a turn the source is %+v (%v)", tool, doc.Source, err)
+		}
 	}
 }
 
