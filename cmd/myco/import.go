@@ -82,7 +82,11 @@ func printImport(e env, rep *importer.Report) {
 			fmt.Fprintf(e.stderr, "%s: %s\n", it.Path, oneLine(it.Error))
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d imported, %d imported before, %d failed, %s not a session\n", rep.Imported, rep.Already, rep.Failed, countOf(rep.NotSessions, "file"))
+	line := fmt.Sprintf("%d imported, %d imported before, %d failed", rep.Imported, rep.Already, rep.Failed)
+	if rep.NotSessions > 0 {
+		line += ", " + countOf(rep.NotSessions, "file") + " not a session"
+	}
+	fmt.Fprintln(e.stdout, line)
 }
 
 // countOf is "1 file", "2 files".
