@@ -73,6 +73,7 @@ func pairTools(in []session.Message, tool string, n *notes) []session.Message {
 						id := ids.fresh(b.ID)
 						rename[b.ID] = id
 						m.Content[k].ID = id
+						m.Content[k].Name = toolName(b.Name)
 						if len(m.Content[k].Input) == 0 {
 							m.Content[k].Input = jsontext.Value("{}")
 						}
@@ -157,6 +158,28 @@ func dropBlank(blocks []session.Block) []session.Block {
 	return out
 }
 
+// toolName is a call's name in the providers' alphabet
+// ([A-Za-z0-9_-], 1 to 64 bytes).
+func toolName(name string) string {
+	clean := cleanID(name)
+	if len(clean) > 64 {
+		clean = clean[:64]
+	}
+	if clean == "" {
+		return "tool"
+	}
+	return clean
+}
+
+func cleanID(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
 // idMapper gives each call an ID of the providers' alphabet
 // ([A-Za-z0-9_-], at most 64 bytes), unique in the session.
 type idMapper struct {
@@ -165,12 +188,7 @@ type idMapper struct {
 }
 
 func (m *idMapper) fresh(id string) string {
-	clean := strings.Map(func(r rune) rune {
-		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return '_'
-	}, id)
+	clean := cleanID(id)
 	if len(clean) > 56 {
 		clean = clean[:56]
 	}
