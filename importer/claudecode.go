@@ -80,20 +80,20 @@ type ccBlock struct {
 	} `json:"source"`
 }
 
-func (claudeCode) find(path string) ([]Candidate, []Problem, error) {
+func (claudeCode) find(path string) ([]Candidate, error) {
 	files, err := walk(path, func(p string, d os.DirEntry) bool {
 		name := d.Name()
 		return strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") &&
 			filepath.Base(filepath.Dir(p)) != "subagents" && name != "history.jsonl"
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := make([]Candidate, 0, len(files))
 	for _, f := range files {
 		out = append(out, Candidate{Tool: ClaudeCode, ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Path: f})
 	}
-	return out, nil, nil
+	return out, nil
 }
 
 func (claudeCode) read(c Candidate) (*Conversation, error) {

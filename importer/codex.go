@@ -53,12 +53,12 @@ type cxPart struct {
 // rolloutID is the session's UUID at the end of a rollout's file name.
 var rolloutID = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
 
-func (codex) find(path string) ([]Candidate, []Problem, error) {
+func (codex) find(path string) ([]Candidate, error) {
 	files, err := walk(path, func(p string, d os.DirEntry) bool {
 		return strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl")
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := make([]Candidate, 0, len(files))
 	for _, f := range files {
@@ -68,7 +68,7 @@ func (codex) find(path string) ([]Candidate, []Problem, error) {
 		}
 		out = append(out, Candidate{Tool: Codex, ID: id, Path: f})
 	}
-	return out, nil, nil
+	return out, nil
 }
 
 // injected says whether a user message is context Codex wrote itself

@@ -122,7 +122,7 @@ func (n *notes) list() []string {
 // reader is one tool's format: where its sessions are and how to read one.
 type reader interface {
 	// find lists the sessions under path (a file or a folder).
-	find(path string) ([]Candidate, []Problem, error)
+	find(path string) ([]Candidate, error)
 	// read converts one.
 	read(c Candidate) (*Conversation, error)
 }

@@ -102,7 +102,7 @@ func fileExists(p string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-func (opencode) find(path string) ([]Candidate, []Problem, error) {
+func (opencode) find(path string) ([]Candidate, error) {
 	var files []string
 	if strings.HasSuffix(path, ".json") && fileExists(path) {
 		// One session's file: storage/session/<project>/<id>.json (read
@@ -111,20 +111,20 @@ func (opencode) find(path string) ([]Candidate, []Problem, error) {
 	} else {
 		root, err := storageRoot(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		files, err = walk(filepath.Join(root, "session"), func(p string, d os.DirEntry) bool {
 			return strings.HasSuffix(d.Name(), ".json")
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	out := make([]Candidate, 0, len(files))
 	for _, f := range files {
 		out = append(out, Candidate{Tool: OpenCode, ID: strings.TrimSuffix(filepath.Base(f), ".json"), Path: f})
 	}
-	return out, nil, nil
+	return out, nil
 }
 
 // readSmall reads one of opencode's JSON files into v.

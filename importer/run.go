@@ -113,12 +113,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	var found []Candidate
 	seen := map[string]bool{}
 	for _, p := range paths {
-		cs, probs, err := r.find(p)
+		cs, err := r.find(p)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: p, Reason: err.Error()})
 			continue
 		}
-		rep.Problems = append(rep.Problems, probs...)
 		for _, c := range cs {
 			if !seen[c.ID] { // one source reached by two paths
 				seen[c.ID] = true
