@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"myco/importer"
+	"myco/profiles"
 )
 
 // importCommand brings another agent's stored sessions into the profile:
@@ -37,7 +38,12 @@ func importCommand(ctx context.Context, e env, profile string, args []string) er
 			paths[i] = abs
 		}
 	}
-	st, err := openStores(e, profile, true)
+	// An import may be the first thing done with a profile: make it, then
+	// open it as the other commands do (documents checked before use).
+	if err := makeProfile(e, profile); err != nil {
+		return err
+	}
+	st, err := openStores(e, profile, false)
 	if err != nil {
 		return err
 	}
@@ -95,4 +101,17 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// makeProfile creates profile unless it exists.
+func makeProfile(e env, name string) error {
+	if name == "" {
+		name = profiles.DefaultName
+	}
+	home, err := profiles.Home(e.getenv)
+	if err != nil {
+		return err
+	}
+	_, err = profiles.Open(home, name)
+	return err
 }
