@@ -53,6 +53,7 @@ test('import page: a Claude Code folder, progress, the report, the session opens
   await expect(page.locator('h1, [data-testid="session-title"]').first()).toContainText('Run the demo tests');
   await expect(page.getByText('The tests pass.')).toBeVisible();
   await expect(page.getByText('A green pixel.')).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('imported-session-1280.png'), fullPage: true });
   await page.goto(myco.link('/'));
   await expect(page.getByTestId('session-list')).toContainText('Run the demo tests');
 
