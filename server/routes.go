@@ -89,6 +89,9 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/images", s.uploadImage)
 	api.GET("/search", s.search)
 	api.GET("/events", s.profileEvents)
+	e.GET("/import", s.importPage)
+	api.POST("/import", s.postImport)
+	api.GET("/import/:job", s.getImport)
 	if s.schedules != nil {
 		e.GET("/schedules", s.schedulesPage)
 		e.GET("/partials/schedules", s.schedulesPartial)

@@ -103,6 +103,7 @@ type Server struct {
 
 	schedules *schedule.Store
 	sched     *schedule.Scheduler
+	imports   importJobs      // imports from other agents (api_import.go)
 	runCtx    context.Context // Serve's: runs now end with it
 }
 

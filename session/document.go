@@ -77,6 +77,10 @@ type Document struct {
 	// Spent is what the session's budget was charged (spend.go); nil
 	// before its first charge.
 	Spent *Spent `json:"spent,omitempty"`
+	// Source, on a session imported from another agent (myco import),
+	// names what it was made from; an import never makes a second session
+	// of one source (package importer).
+	Source *Source `json:"source,omitempty"`
 	// JournalSeq is the sequence number of the last journal record folded
 	// into this document: replaying the journal skips records up to it.
 	JournalSeq int64 `json:"journal_seq,omitzero"`
@@ -133,6 +137,17 @@ type Parent struct {
 	// answers.
 	Call    string         `json:"call,omitempty"`
 	Unknown jsontext.Value `json:",embed"`
+}
+
+// Source is the other agent's session an imported one was made from:
+// Tool is "claude-code", "codex" or "opencode", ID that tool's session ID,
+// Path where it was read.
+type Source struct {
+	Tool       string         `json:"tool"`
+	ID         string         `json:"id"`
+	Path       string         `json:"path,omitempty"`
+	ImportedAt time.Time      `json:"imported_at,omitzero"`
+	Unknown    jsontext.Value `json:",embed"`
 }
 
 // ParentSubagent is Parent.Kind of a sub-agent's session.

@@ -80,6 +80,8 @@ func pageScript(page string) string {
 		return "page-settings.js"
 	case "schedules":
 		return "page-schedules.js"
+	case "import":
+		return "page-import.js"
 	}
 	return ""
 }

@@ -65,6 +65,9 @@ Usage:
   myco schedule rm ID                                   remove a schedule (an ID prefix or its name is enough)
   myco schedule run-now ID                              run a schedule at once (needs the running myco)
   myco schedule history ID [--json]                     a schedule's runs, newest first: outcome, session, tokens
+  myco import claude-code|codex|opencode [--json] [PATH...]
+                                                        bring another agent's sessions into the profile (default: the tool's
+                                                        own folder); one imported before is not imported again
   myco images verify                                    check every stored image against its SHA-256, and that every image a session shows is stored
   myco images gc [--dry-run]                            remove images no session refers to
   myco snapshots du                                     how much room undo's snapshots take, and what gc would free
@@ -107,6 +110,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runCommand(ctx, e, *profile, rest[1:])
 	case "schedule":
 		return scheduleCommand(ctx, e, *profile, rest[1:])
+	case "import":
+		return importCommand(ctx, e, *profile, rest[1:])
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

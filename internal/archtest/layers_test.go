@@ -22,7 +22,7 @@ var app = []layer{
 	{"domain and assets", []string{"session", "profiles", "schedule", "snapshot", "server/event", "static"}},
 	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "session/hostile"}},
 	{"turn engine and views", []string{"server/live", "web"}},
-	{"exports and generators", []string{"export", "web/chromacss"}},
+	{"exports, imports and generators", []string{"export", "importer", "web/chromacss"}},
 	{"HTTP", []string{"server"}},
 	{"commands", []string{"cmd/myco", "bench"}},
 }

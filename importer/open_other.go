@@ -1,0 +1,5 @@
+//go:build !unix
+
+package importer
+
+const syscallNonblock = 0
