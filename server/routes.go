@@ -60,6 +60,8 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/retry", s.retryTurn)
 	api.POST("/sessions/:id/compact", s.compactSession)
 	api.POST("/sessions/:id/instructions/reload", s.reloadInstructions)
+	api.GET("/sessions/:id/commands", s.listCustomCommands)
+	api.POST("/sessions/:id/commands/run", s.runCustomCommand)
 	api.POST("/sessions/:id/approvals/:tool", s.approve)
 	api.POST("/sessions/:id/steer", s.steerTurn)
 	api.POST("/sessions/:id/btw", s.askBtw)

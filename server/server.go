@@ -53,6 +53,9 @@ type Options struct {
 	// every session's system prompt (profiles.PersonalInstructions); ""
 	// reads none.
 	PersonalInstructions string
+	// UserHome is the person's home folder, where ~/.claude/commands and
+	// ~/.claude/skills are looked for; "" looks in none.
+	UserHome string
 	// Getenv reads myco's environment, for the Settings page to say
 	// whether a provider's key variable is set; nil reads nothing.
 	Getenv func(string) string
@@ -161,7 +164,8 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
-		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
+		UserHome:             opts.UserHome, BuiltinCommands: builtinCommandNames(),
+		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}

@@ -27,6 +27,10 @@ type MessageView struct {
 	Human      bool   // a person typed it
 	Steer      bool   // sent with /steer into a running turn
 	GoalTurn   string // "turn 3 of 10" on the message that starts a goal's turn
+	// Command, on a person's message that was a custom command, is what
+	// they typed ("/review file.go"); the blocks are its expansion, shown
+	// folded under it (custom.templ).
+	Command string
 	Undone     bool   // /undo took back its turn: rendered hidden
 	At         time.Time
 	Model      string
@@ -245,6 +249,9 @@ func newMessageView(sessionID string, m session.Message, results map[string]*Too
 	v := MessageView{
 		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, GoalTurn: goalTurn(m.Goal), At: m.At,
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy, Undone: m.Undone,
+	}
+	if m.Command != nil {
+		v.Command = m.Command.Typed()
 	}
 	if m.Error != nil {
 		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message, Details: m.Error.Details}
