@@ -2,6 +2,7 @@ package custom
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -33,6 +34,12 @@ func splitFrontmatter(text string) (frontmatter, string, error) {
 		rest = after
 		if t := strings.TrimRight(line, " \t\r"); t == "---" || t == "..." {
 			if err := yaml.Unmarshal([]byte(head.String()), &fm); err != nil {
+				// Claude Code takes `argument-hint: [file] [focus]`, which
+				// is no YAML: a head of plain "key: value" lines is read
+				// as such.
+				if lenient, ok := plainFrontmatter(head.String()); ok {
+					return lenient, rest, nil
+				}
 				return frontmatter{}, rest, fmt.Errorf("frontmatter: %w", err)
 			}
 			return fm, rest, nil
@@ -119,3 +126,39 @@ func splitTools(s string) []string {
 	flush(len(s))
 	return out
 }
+
+// plainFrontmatter reads a head whose every line is "key: value" (or
+// blank, or a # comment), each value taken as written; false when a line
+// is anything else.
+func plainFrontmatter(head string) (frontmatter, bool) {
+	var fm frontmatter
+	for line := range strings.Lines(head) {
+		line = strings.TrimRight(line, " \t\r\n")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		m := plainLine.FindStringSubmatch(line)
+		if m == nil {
+			return frontmatter{}, false
+		}
+		v := strings.TrimSpace(m[2])
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		switch m[1] {
+		case "name":
+			fm.Name = v
+		case "description":
+			fm.Description = v
+		case "argument-hint":
+			fm.ArgumentHint = wordList(v)
+		case "model":
+			fm.Model = v
+		case "allowed-tools":
+			fm.AllowedTools = splitTools(v)
+		}
+	}
+	return fm, true
+}
+
+var plainLine = regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`)
