@@ -204,7 +204,7 @@ func NewPanelView(doc *session.Document, readOnly bool, price Pricer) PanelView 
 		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
 		Usage: sessionUsage(doc, price), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
 		Instructions: instructionViews(doc), Skills: skillViews(doc),
-		Editable:     !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
+		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
 	p.Parent = newParentView(doc, Lineage{})
 	return p
