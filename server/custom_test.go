@@ -151,6 +151,20 @@ func TestCustomCommandModelAndAllowedTools(t *testing.T) {
 		t.Errorf("models %v, want the command's turn on fake-fast, the next on the session's fake-model", models)
 	}
 
+	doc, err := cs.sessions.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []string
+	for _, m := range doc.Threads[len(doc.Threads)-1].Messages {
+		if m.Role == "assistant" {
+			answers = append(answers, m.Model)
+		}
+	}
+	if strings.Join(answers, " ") != "anthropic/fake-fast anthropic/fake-model" {
+		t.Errorf("the answers record the models %v, want the command's then the session's (their cost is figured from it)", answers)
+	}
+
 	// A model myco cannot reach is refused before anything is sent.
 	wantStatus(t, cs.runCommand(id, "far", ""), http.StatusBadRequest)
 

@@ -198,15 +198,16 @@ func (s *Session) commandGrantLocked() *commandGrant {
 	return s.slot.command
 }
 
-// commandModel is the model the running turn's command asked for, "" for
-// none.
-func (s *Session) commandModel() string {
+// turnModel is the model the running turn calls: the one its custom
+// command asked for, else the session's.
+func (s *Session) turnModel() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g := s.commandGrantLocked(); g != nil {
+	g := s.commandGrantLocked()
+	s.mu.Unlock()
+	if g != nil && g.model != "" {
 		return g.model
 	}
-	return ""
+	return s.model()
 }
 
 // --- Skills ---------------------------------------------------------------------
