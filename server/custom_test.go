@@ -46,19 +46,6 @@ func turnEnd(t *testing.T, st *stream) []sseEvent {
 	return evs
 }
 
-// lastHumanText is the text of the last user message of a recorded
-// request that holds text.
-func lastHumanText(t *testing.T, r fakellm.Recorded) string {
-	t.Helper()
-	w := wireOf(t, r)
-	for i := len(w.msgs) - 1; i >= 0; i-- {
-		if strings.Contains(w.msgs[i], `"role":"user"`) && strings.Contains(w.msgs[i], `"type":"text"`) {
-			return w.msgs[i]
-		}
-	}
-	return ""
-}
-
 // A custom command's text, its arguments put in, is sent as the person's
 // message: the model's request holds the expansion, the document the
 // command as typed beside it, and the page shows the command.

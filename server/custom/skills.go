@@ -154,14 +154,17 @@ func (l *Loader) Load(sk Skill) (Loaded, error) {
 			return nil
 		}
 		n++
+		if n > maxSkillWalk {
+			return filepath.SkipAll // a skill holding a whole tree (node_modules) is not walked whole
+		}
 		if len(out.Files) < maxSkillFiles {
 			out.Files = append(out.Files, path)
 		}
 		return nil
 	})
-	out.More = n - len(out.Files)
+	out.More = min(n, maxSkillWalk) - len(out.Files)
 	return out, err
 }
 
-// MaxSkillBody is the most of a skill's body the agent is given.
-const MaxSkillBody = maxSkillBody
+// maxSkillWalk bounds the files counted in a skill's folder.
+const maxSkillWalk = 10000

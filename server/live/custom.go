@@ -325,7 +325,7 @@ func (s *Session) runSkill(use session.Block) toolOutcome {
 			b.WriteString("\n" + f)
 		}
 		if l.More > 0 {
-			fmt.Fprintf(&b, "\n… and %d more (list them with bash).", l.More)
+			fmt.Fprintf(&b, "\n… and %d or more not listed (list the folder with bash).", l.More)
 		}
 	}
 	return toolOutcome{output: b.String()}
