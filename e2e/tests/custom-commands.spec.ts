@@ -56,7 +56,8 @@ test('a custom command is in the / menu with its description, sends its expansio
   const listed = page.getByTestId('custom-commands').locator('[data-testid="custom-command"][data-name="review"]');
   await expect(listed).toBeVisible();
   await expect(listed).toContainText('Review a file for bugs');
-  await expect(listed).toContainText(path.join(work, '.myco', 'commands'));
+  await expect(listed).toContainText('project · .myco/commands');
+  await expect(listed.locator('.custom-command-source')).toHaveAttribute('title', path.join(work, '.myco', 'commands', 'review.md'));
 
   // A reload keeps the message as the command, and /help lists it too.
   await page.reload();

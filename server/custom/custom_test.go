@@ -126,7 +126,7 @@ func TestCommandsPrecedenceAndProblems(t *testing.T) {
 		}
 		got[c.Name+" "+c.Origin] = state
 	}
-	rel := func(p string) string { return filepath.Join(project, p) }
+	rel := func(p string) string { return p }
 	want := map[string]string{
 		"review " + rel(".myco/commands"):        "ok",
 		"review " + rel(".claude/commands"):      "shadowed",

@@ -174,9 +174,15 @@ func firstLine(body string) string {
 	return ""
 }
 
-// origin is how a folder is named to people: ".claude/commands" under the
-// project, "~/.claude/commands" in home.
+// origin is how a folder is named to people: ".claude/commands" in the
+// session's folder, "../.claude/commands" in one above it,
+// "~/.claude/commands" in home.
 func origin(d dir, p Places) string {
+	if d.scope == ScopeProject && p.Folder != "" {
+		if rel, err := filepath.Rel(filepath.Clean(p.Folder), d.path); err == nil {
+			return rel // the session's folder or one above it, always
+		}
+	}
 	if p.Home != "" {
 		if rel, err := filepath.Rel(filepath.Clean(p.Home), d.path); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join("~", rel)
