@@ -229,7 +229,9 @@ const commandActions = {
     if (arg.toLowerCase() !== 'reload') throw new Error('only /init reload is here for now: it reads the instruction files (AGENTS.md, CLAUDE.md, MYCO.md) again');
     const r = await api('POST', `${urls.session}/instructions/reload`);
     const files = Array.isArray(r?.instructions) ? r.instructions.filter((f) => !f.same_as && !f.skipped) : [];
-    note(files.length === 0 ? 'No instruction file found: the agent has none.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}; the next request carries them.`);
+    // The skills are read again too (server/live/custom.go); the side
+    // panel lists them.
+    note(files.length === 0 ? 'No instruction file found: the agent has none. Skills read again.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}, and the skills; the next request carries them.`);
   },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
