@@ -262,6 +262,13 @@ func TestSkillLoadedOnlyWhenUsed(t *testing.T) {
 			t.Errorf("the skill's result lacks %s: %s", want, result)
 		}
 	}
+	// A name not offered is an error the agent can act on.
+	wantStatus(t, cs.send(id, `[[tool:skill {"name":"broken"}]]`), http.StatusAccepted)
+	turnEnd(t, st)
+	reqs = agentCalls(t, fake)
+	if last := reqs[len(reqs)-1].msgs[len(reqs[len(reqs)-1].msgs)-1]; !strings.Contains(last, `There is no skill \"broken\". The skills are: deploy.`) {
+		t.Errorf("the result for a skill not offered: %s", last)
+	}
 	doc := decode[session.Document](t, cs.do("GET", "/api/sessions/"+id, nil))
 	if len(doc.Skills) != 2 || doc.Skills[0].Name != "deploy" || doc.Skills[0].Problem != "" || doc.Skills[1].Problem == "" {
 		t.Errorf("the document's skills %+v, want deploy offered and broken reported", doc.Skills)

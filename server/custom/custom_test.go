@@ -1,6 +1,7 @@
 package custom
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,5 +207,30 @@ func TestSkills(t *testing.T) {
 	}
 	if want := []string{filepath.Join(dir, ".myco/skills/big/scripts/run.sh")}; !slices.Equal(loaded.Files, want) {
 		t.Errorf("files %v, want %v", loaded.Files, want)
+	}
+}
+
+// Past maxSkillList bytes of names and descriptions, the rest of the
+// skills are not offered, and say why.
+func TestSkillListBounded(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	n := maxSkillList/(maxDescription+10) + 5
+	for i := range n {
+		files[fmt.Sprintf(".myco/skills/s%03d/SKILL.md", i)] = "---\ndescription: " + strings.Repeat("d", maxDescription) + "\n---\nbody"
+	}
+	write(t, dir, files)
+	sks := NewLoader(nil, nil).Skills(Places{Folder: dir})
+	offered, size := 0, 0
+	for _, s := range sks {
+		if s.Usable() {
+			offered++
+			size += len(s.Name) + len(s.Description) + 4
+		} else if !strings.Contains(s.Problem, "fill the") {
+			t.Errorf("%s: %q", s.Name, s.Problem)
+		}
+	}
+	if offered == 0 || offered == n || size > maxSkillList {
+		t.Errorf("%d of %d offered, %d bytes: want the list cut at %d bytes", offered, n, size, maxSkillList)
 	}
 }

@@ -65,7 +65,7 @@ func (l *Loader) Skills(p Places) []Skill {
 			all = append(all, sk)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b Skill) int {
+	byUsableName := func(a, b Skill) int {
 		if a.Usable() != b.Usable() {
 			if a.Usable() {
 				return -1
@@ -73,7 +73,21 @@ func (l *Loader) Skills(p Places) []Skill {
 			return 1
 		}
 		return strings.Compare(a.Name, b.Name)
-	})
+	}
+	slices.SortStableFunc(all, byUsableName)
+	// Every request carries the list: past maxSkillList bytes the rest
+	// are not offered, and say so.
+	listed := 0
+	for i := range all {
+		if !all[i].Usable() {
+			break
+		}
+		listed += len(all[i].Name) + len(all[i].Description) + 4
+		if listed > maxSkillList {
+			all[i].Problem = fmt.Sprintf("not offered: the skills listed before it fill the %d KB the list may take", maxSkillList>>10)
+		}
+	}
+	slices.SortStableFunc(all, byUsableName)
 	return all
 }
 
@@ -165,6 +179,10 @@ func (l *Loader) Load(sk Skill) (Loaded, error) {
 	out.More = min(n, maxSkillWalk) - len(out.Files)
 	return out, err
 }
+
+// maxSkillList bounds the names and descriptions the agent is given, in
+// bytes: they are in every request.
+const maxSkillList = 16 << 10
 
 // maxSkillWalk bounds the files counted in a skill's folder.
 const maxSkillWalk = 10000
