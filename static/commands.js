@@ -69,7 +69,7 @@ function readCommands() {
 // "/etc/hosts …").
 export function parseCommand(raw) {
   // Custom commands' names have digits, -, _ and : (frontend:test).
-  const m = /^\/([a-z0-9][a-z0-9_:-]*)(?:\s+([\s\S]*))?$/i.exec(raw.trim());
+  const m = /^\/([a-z][a-z0-9_:-]*)(?:\s+([\s\S]*))?$/i.exec(raw.trim());
   if (!m) return null;
   return { name: m[1].toLowerCase(), arg: (m[2] || '').trim() };
 }

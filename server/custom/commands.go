@@ -138,6 +138,11 @@ func (l *Loader) command(d dir, p Places, path string, info fs.FileInfo, parts [
 			return c
 		}
 	}
+	// "/5 minutes later" is a message: a command starts with a letter.
+	if c.Name[0] < 'a' || c.Name[0] > 'z' {
+		c.Problem = "its name cannot be typed: a command's name starts with a letter"
+		return c
+	}
 	if l.builtins[c.Name] {
 		c.Builtin = c.Name
 		c.Name = d.scope + ":" + c.Name

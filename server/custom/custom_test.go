@@ -102,6 +102,7 @@ func TestCommandsPrecedenceAndProblems(t *testing.T) {
 		".myco/commands/model.md":      "my model",
 		".myco/commands/a/b/c/deep.md": "too deep",
 		".myco/commands/notes.txt":     "not a command",
+		".myco/commands/2fa.md":        "digit first",
 	})
 	write(t, home, map[string]string{
 		".config/myco/commands/review.md": "Personal review",
@@ -134,6 +135,7 @@ func TestCommandsPrecedenceAndProblems(t *testing.T) {
 		"review ~/.config/myco/commands":         "shadowed",
 		"my file " + rel(".claude/commands"):     "problem",
 		"big " + rel(".myco/commands"):           "problem",
+		"2fa " + rel(".myco/commands"):           "problem",
 		"secret " + rel(".myco/commands"):        "problem",
 		"project:model " + rel(".myco/commands"): "ok",
 		"mine ~/.config/myco/commands":           "ok",
