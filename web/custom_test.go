@@ -65,3 +65,25 @@ func TestCommandMessage(t *testing.T) {
 		t.Errorf("the expansion is not folded under the command: %q", exp.Text())
 	}
 }
+
+// The side panel lists the skills offered, and those not offered with the
+// reason, as the page and the panel event render it.
+func TestPanelSkills(t *testing.T) {
+	doc := &session.Document{ID: sessionID, Cwd: "/p", Skills: []session.SkillRecord{
+		{Name: "deploy", Path: "/p/.myco/skills/deploy/SKILL.md", Scope: "project"},
+		{Name: "old", Path: "/home/a/.claude/skills/old/SKILL.md", Scope: "user", Problem: "it has no description"},
+	}}
+	html, err := web.RenderPanel(doc, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	byTestID(parseHTML(t, html), "skills-panel").Find(`[data-testid="skill"]`).Each(func(_ int, s *goquery.Selection) {
+		offered, _ := s.Attr("data-offered")
+		rows = append(rows, s.Find("strong").Text()+" "+s.Find("code").Text()+" "+offered+" "+s.Find(".instruction-note").Text())
+	})
+	want := []string{"deploy .myco/skills/deploy/SKILL.md true ", "old /home/a/.claude/skills/old/SKILL.md false not offered: it has no description"}
+	if strings.Join(rows, "|") != strings.Join(want, "|") {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+}
