@@ -164,8 +164,8 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
-		UserHome:             opts.UserHome, BuiltinCommands: builtinCommandNames(),
-		Logger: opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
+		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
+		UserHome: opts.UserHome, BuiltinCommands: builtinCommandNames(), // custom commands and skills (api_custom.go)
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}

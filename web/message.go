@@ -22,16 +22,12 @@ const (
 
 // MessageView is one message as the page shows it.
 type MessageView struct {
-	ID       string
-	Role     string // "user" or "assistant"
-	Human    bool   // a person typed it
-	Steer    bool   // sent with /steer into a running turn
-	GoalTurn string // "turn 3 of 10" on the message that starts a goal's turn
-	// Command, on a person's message that was a custom command, is what
-	// they typed ("/review file.go"); the blocks are its expansion, shown
-	// folded under it (custom.templ).
-	Command    string
-	Undone     bool // /undo took back its turn: rendered hidden
+	ID         string
+	Role       string // "user" or "assistant"
+	Human      bool   // a person typed it
+	Steer      bool   // sent with /steer into a running turn
+	GoalTurn   string // "turn 3 of 10" on the message that starts a goal's turn
+	Undone     bool   // /undo took back its turn: rendered hidden
 	At         time.Time
 	Model      string
 	StopReason string
@@ -51,6 +47,10 @@ type MessageView struct {
 	// after it; nil elsewhere, and on a message rendered on its own
 	// (message.end: turn.end brings the line).
 	TurnUsage *TurnUsageView
+	// Command, on a person's message that was a custom command, is what
+	// they typed ("/review file.go"); the blocks are its expansion, shown
+	// folded under it (custom.templ).
+	Command string
 }
 
 // ErrorView is why an answer failed.
