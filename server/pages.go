@@ -218,6 +218,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 	if ls, ok := s.live.Get(id); ok && !archived {
 		status, detail := ls.State()
 		opts.Status = web.StatusView{Status: status, Detail: detail}
+		opts.CustomCommands = customCommandViews(ls.CustomCommands()) // api_custom.go
 	}
 	if opts.Lineage, err = s.lineage(doc); err != nil {
 		return err

@@ -63,6 +63,8 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/init", s.initProject)
 	api.GET("/sessions/:id/memory", s.readMemory)
 	api.PUT("/sessions/:id/memory", s.writeMemory)
+	api.GET("/sessions/:id/commands", s.listCustomCommands)
+	api.POST("/sessions/:id/commands/run", s.runCustomCommand)
 	api.POST("/sessions/:id/approvals/:tool", s.approve)
 	api.POST("/sessions/:id/steer", s.steerTurn)
 	api.POST("/sessions/:id/btw", s.askBtw)

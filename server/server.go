@@ -53,6 +53,9 @@ type Options struct {
 	// every session's system prompt (profiles.PersonalInstructions); ""
 	// reads none.
 	PersonalInstructions string
+	// UserHome is the person's home folder, where ~/.claude/commands and
+	// ~/.claude/skills are looked for; "" looks in none.
+	UserHome string
 	// Getenv reads myco's environment, for the Settings page to say
 	// whether a provider's key variable is set; nil reads nothing.
 	Getenv func(string) string
@@ -163,6 +166,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
 		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
+		UserHome: opts.UserHome, BuiltinCommands: builtinCommandNames(), // custom commands and skills (api_custom.go)
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}

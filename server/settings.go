@@ -75,7 +75,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 		DefaultModel: st.DefaultModel, TitleModel: st.TitleModel, FastModel: st.FastModel,
 		Bash: st.Approvals.Bash, Edit: st.Approvals.Edit, Memory: st.Approvals.Memory, CacheTTL: st.CacheTTL,
 		StreamIdle: strconv.Itoa(st.StreamIdleTimeout), NotifyAfter: strconv.Itoa(st.NotifyAfter),
-		Undo:       st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
+		Undo: st.Undoes(), Todo: st.Todo, Notify: st.Notifies(),
 		Budgets: budgetSettingsView(st),
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Providers)) {

@@ -63,6 +63,9 @@ type Document struct {
 	// CLAUDE.md, MYCO.md) the live session last read into its system
 	// prompt, in the order they went in (instructions.go); replaced whole.
 	Instructions []Instruction `json:"instructions,omitempty"`
+	// Skills are the skills the live session last offered its agent, and
+	// the ones it found and could not (custom.go); replaced whole.
+	Skills []SkillRecord `json:"skills,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`
@@ -222,6 +225,9 @@ type Message struct {
 	// Goal, on a user message myco wrote (not Human), says it starts
 	// turn Turn of Of of the standing goal (goal.go).
 	Goal *GoalTurn `json:"goal,omitempty"`
+	// Command, on a person's message, says it was a custom command; the
+	// text is the command's expansion (custom.go).
+	Command *CommandUse `json:"command,omitempty"`
 	// Error, on an answer that failed (stop_reason "error"), says why in
 	// words for the person. It is shown with the answer, after a reload
 	// too, and never sent to the model. A failure before any text is an

@@ -91,6 +91,7 @@ type Header struct {
 	Todo        *TodoList `json:"todo,omitzero"`
 	// Instructions replace the document's list whole.
 	Instructions *[]Instruction `json:"instructions,omitzero"`
+	Skills       *[]SkillRecord `json:"skills,omitzero"`
 	Queued       *[]Queued      `json:"queued,omitzero"`
 	Notes        *[]Note        `json:"notes,omitzero"`
 	Spent        *Spent         `json:"spent,omitzero"`
@@ -124,6 +125,8 @@ func headerChange(a, b *Document) *Header {
 		func() { h.Todo = (*TodoList)(&b.Todo) })
 	set(!slices.EqualFunc(a.Instructions, b.Instructions, Instruction.Same),
 		func() { h.Instructions = &b.Instructions })
+	set(!slices.EqualFunc(a.Skills, b.Skills, SkillRecord.Same),
+		func() { h.Skills = &b.Skills })
 	set(!slices.EqualFunc(a.Queued, b.Queued, sameQueued),
 		func() { h.Queued = &b.Queued })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
@@ -183,6 +186,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Instructions != nil {
 		d.Instructions = *h.Instructions
+	}
+	if h.Skills != nil {
+		d.Skills = *h.Skills
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued

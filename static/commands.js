@@ -48,20 +48,28 @@ export function initCommands(root, signal) {
 }
 
 function readCommands() {
-  return [...composer.querySelectorAll('[data-command-help] [data-command]')].map((c) => ({
-    name: c.dataset.command,
-    args: c.dataset.args || '',
-    // "[NAME]": the command also runs without it.
-    optional: (c.dataset.args || '').startsWith('['),
-    help: c.querySelector('dd')?.textContent || '',
-  }));
+  return [...composer.querySelectorAll('[data-command-help] [data-command]')].map((c) => {
+    // A custom command (data-custom, from .myco/commands and the like)
+    // runs on the server; its argument-hint is the peers' ("[file]"),
+    // which says nothing of whether it may be left out.
+    const custom = c.dataset.custom !== undefined;
+    return {
+      name: c.dataset.command,
+      args: c.dataset.args || '',
+      // "[NAME]": the command also runs without it.
+      optional: !custom && (c.dataset.args || '').startsWith('['),
+      custom,
+      help: c.querySelector('dd')?.textContent || '',
+    };
+  });
 }
 
 // parseCommand reads "/name arg" from the composer; null when the text is
 // a message ("//x" is a message starting with "/x", and so is a path like
 // "/etc/hosts …").
 export function parseCommand(raw) {
-  const m = /^\/([a-z]+)(?:\s+([\s\S]*))?$/i.exec(raw.trim());
+  // Custom commands' names have digits, -, _ and : (frontend:test).
+  const m = /^\/([a-z][a-z0-9_:-]*)(?:\s+([\s\S]*))?$/i.exec(raw.trim());
   if (!m) return null;
   return { name: m[1].toLowerCase(), arg: (m[2] || '').trim() };
 }
@@ -69,7 +77,7 @@ export function parseCommand(raw) {
 // runCommand runs a parsed command; the composer is emptied unless it
 // failed or says to keep the text (false).
 export async function runCommand({ name, arg }, { fromPalette = false } = {}) {
-  const run = commandActions[name];
+  const run = commandActions[name] || customAction(name);
   if (!run) {
     showError(`There is no command /${name}. /help lists them; start with // to send a message that begins with /.`);
     return;
@@ -95,6 +103,16 @@ export async function runCommand({ name, arg }, { fromPalette = false } = {}) {
   } finally {
     setSending(false);
   }
+}
+
+// customAction runs a custom command on the server, which sends its text,
+// the arguments put in, as the person's message (server/live/custom.go);
+// undefined when no custom command has that name.
+function customAction(name) {
+  if (!commands.some((c) => c.custom && c.name === name)) return undefined;
+  return async (arg) => {
+    await api('POST', `${urls.session}/commands/run`, { name, args: arg });
+  };
 }
 
 function openSession(id) {
@@ -217,7 +235,9 @@ const commandActions = {
     if (arg.toLowerCase() !== 'reload') throw new Error('/init takes nothing (the agent writes an AGENTS.md) or reload (read the instruction files again)');
     const r = await api('POST', `${urls.session}/instructions/reload`);
     const files = Array.isArray(r?.instructions) ? r.instructions.filter((f) => !f.same_as && !f.skipped) : [];
-    note(files.length === 0 ? 'No instruction file found: the agent has none.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}; the next request carries them.`);
+    // The skills are read again too (server/live/custom.go); the side
+    // panel lists them.
+    note(files.length === 0 ? 'No instruction file found: the agent has none. Skills read again.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}, and the skills; the next request carries them.`);
   },
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
@@ -226,6 +246,13 @@ const commandActions = {
   build: (arg) => buildCommand(arg),
   ...steerActions, // /steer, /queue, /btw, /usage
   ...undoActions, // /undo, /redo, /diff
+  // /commands: the custom commands and where each came from, rendered
+  // with the page (web/custom.templ).
+  commands: () => {
+    const panel = composer.querySelector('[data-custom-commands]');
+    if (panel.hidden) openPanel(panel);
+    else closePanels();
+  },
   help: () => {
     const panel = composer.querySelector('[data-command-help]');
     if (panel.hidden) openPanel(panel);
@@ -281,7 +308,7 @@ export function hideCommands() {
 // updateCommands lists the commands that complete what is typed.
 export function updateCommands() {
   if (input.value !== dismissed) dismissed = '';
-  const m = /^\/([a-z]*)$/i.exec(input.value);
+  const m = /^\/([a-z0-9_:-]*)$/i.exec(input.value);
   if (!m || input.value === dismissed) {
     hideCommands();
     return;

@@ -89,7 +89,8 @@ function choose(item) {
   const name = item.dataset.command || '';
   const args = item.dataset.args || '';
   dialog.close();
-  if (args && !args.startsWith('[')) {
+  // A custom command's hint ("[file]") is the peers' and may be needed.
+  if (args && (!args.startsWith('[') || item.dataset.custom !== undefined)) {
     if (input.value.trim() !== '') stashDraft(input.value);
     input.value = `/${name} `;
     saveDraft();

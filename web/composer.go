@@ -18,12 +18,15 @@ type ComposerView struct {
 	Queued []session.Queued
 	// Status is the turn's state as the page is rendered (status.go).
 	Status StatusView
+	// Custom are the custom commands (custom.go): /help, the palette and
+	// the completion list show the usable ones, /commands all of them.
+	Custom []CustomCommandView
 }
 
 // Composer returns the composer of the session page; only a writable page
 // renders it.
 func (v SessionView) Composer() ComposerView {
-	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting, Queued: v.Queued, Status: v.Status}
+	return ComposerView{SessionID: v.ID, Waiting: v.Latest.Waiting, Queued: v.Queued, Status: v.Status, Custom: v.CustomCommands}
 }
 
 // MessagesURL is where a message is posted.
@@ -85,7 +88,8 @@ var Commands = []Command{
 	{Name: "undo", Help: "Take back the latest turn: its file changes (and changes made by hand since) and its messages; asks first, listing the files"},
 	{Name: "redo", Help: "Bring back the turn /undo took back"},
 	{Name: "diff", Args: "[last|PATH]", Help: "What changed in the folder since the session's first turn (last: since the latest turn; PATH: one file or folder)"},
-	{Name: "init", Args: "[reload]", Help: "Have the agent explore the project and write an AGENTS.md for it (you approve the file). /init reload reads the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md, the project's memory): the next request carries what they say now"},
+	{Name: "init", Args: "[reload]", Help: "Have the agent explore the project and write an AGENTS.md for it (you approve the file). /init reload reads the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md, the project's memory) and the skills: the next request carries what they say now"},
+	{Name: "commands", Help: "List the custom commands (.myco/commands, .claude/commands, ~/.config/myco/commands, …) and where each came from"},
 	{Name: "help", Help: "Show this list"},
 }
 

@@ -47,6 +47,10 @@ type MessageView struct {
 	// after it; nil elsewhere, and on a message rendered on its own
 	// (message.end: turn.end brings the line).
 	TurnUsage *TurnUsageView
+	// Command, on a person's message that was a custom command, is what
+	// they typed ("/review file.go"); the blocks are its expansion, shown
+	// folded under it (custom.templ).
+	Command string
 }
 
 // ErrorView is why an answer failed.
@@ -245,6 +249,9 @@ func newMessageView(sessionID string, m session.Message, results map[string]*Too
 	v := MessageView{
 		ID: m.ID, Role: m.Role, Human: m.Human, Steer: m.Steer, GoalTurn: goalTurn(m.Goal), At: m.At,
 		Model: m.Model, StopReason: m.StopReason, ReplacedBy: m.ReplacedBy, Undone: m.Undone,
+	}
+	if m.Command != nil {
+		v.Command = m.Command.Typed()
 	}
 	if m.Error != nil {
 		v.Error = &ErrorView{Kind: m.Error.Kind, Message: m.Error.Message, Details: m.Error.Details}

@@ -43,6 +43,9 @@ type SessionViewOptions struct {
 	// EventsSeq is the id of the last event on the session's stream
 	// before the document was read (server.Hub.Seq).
 	EventsSeq int64
+	// CustomCommands are the custom commands of the session's folder,
+	// read as the page is rendered (custom.go).
+	CustomCommands []CustomCommandView
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -139,8 +142,11 @@ type SessionView struct {
 	// Mode is "plan" while plan mode is on; Todo the agent's checklist.
 	Mode string
 	Todo []session.TodoItem
-	// Instructions: see PanelView.
+	// Instructions, Skills: see PanelView.
 	Instructions []InstructionView
+	Skills       []SkillView
+	// CustomCommands: see SessionViewOptions.
+	CustomCommands []CustomCommandView
 	// Usage is the token total of every response in the session.
 	Usage UsageView
 	// Context feeds the gauge of the context against the threshold.
@@ -177,6 +183,9 @@ type PanelView struct {
 	// Instructions are the instruction files the session read for its
 	// system prompt (instructions.go).
 	Instructions []InstructionView
+	// Skills are the skills the session offers its agent, and those it
+	// could not (custom.go).
+	Skills []SkillView
 	// Editable: links and the scratchpad can be changed in the panel.
 	Editable bool
 	// PatchURL is where the panel's edits are sent.
@@ -188,7 +197,7 @@ func (v SessionView) Panel() PanelView {
 	return PanelView{
 		ID: v.ID, Model: v.Model, Cwd: v.Cwd, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 		MessageCount: v.MessageCount, Threads: len(v.Earlier) + 1, Parent: v.Parent,
-		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad, Todo: v.Todo, Instructions: v.Instructions,
+		Usage: v.Usage, Links: v.Links, Scratchpad: v.Scratchpad, Todo: v.Todo, Instructions: v.Instructions, Skills: v.Skills,
 		Editable: !v.ReadOnly(), PatchURL: sessionAPIURL(v.ID),
 	}
 }
@@ -201,8 +210,8 @@ func NewPanelView(doc *session.Document, readOnly bool, price Pricer) PanelView 
 		ID: doc.ID, Model: doc.Model, Cwd: doc.Cwd, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt,
 		MessageCount: doc.MessageCount(), Threads: max(len(doc.Threads), 1),
 		Usage: sessionUsage(doc, price), Links: linkViews(doc.Links), Scratchpad: doc.Scratchpad, Todo: doc.Todo,
-		Instructions: instructionViews(doc),
-		Editable:     !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
+		Instructions: instructionViews(doc), Skills: skillViews(doc),
+		Editable: !readOnly && !doc.Archived, PatchURL: sessionAPIURL(doc.ID),
 	}
 	p.Parent = newParentView(doc, Lineage{})
 	return p
@@ -443,15 +452,17 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		MessageCount:     doc.MessageCount(),
 		Profile:          opts.Profile,
 		NotificationsOff: opts.NotificationsOff, NotifyAfter: opts.NotifyAfter,
-		Steering:         opts.Steering,
-		Usage:            sessionUsage(doc, opts.Price),
-		Context:          contextInfo(doc, opts.Context),
-		Goal:             doc.Goal,
-		Mode:             doc.Mode,
-		Todo:             doc.Todo,
-		Instructions:     instructionViews(doc),
-		Status:           opts.Status,
-		EventsSeq:        opts.EventsSeq,
+		Steering:       opts.Steering,
+		Usage:          sessionUsage(doc, opts.Price),
+		Context:        contextInfo(doc, opts.Context),
+		Goal:           doc.Goal,
+		Mode:           doc.Mode,
+		Todo:           doc.Todo,
+		Instructions:   instructionViews(doc),
+		Skills:         skillViews(doc),
+		CustomCommands: opts.CustomCommands,
+		Status:         opts.Status,
+		EventsSeq:      opts.EventsSeq,
 	}
 	if doc.Title == "" {
 		// A fork is named by the title recorded at the fork, as the

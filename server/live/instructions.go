@@ -254,6 +254,9 @@ func (s *Session) ReloadInstructions() ([]session.Instruction, error) {
 	if err := s.loadInstructions(); err != nil {
 		return nil, fmt.Errorf("reload instructions: %w", err)
 	}
+	if err := s.loadSkills(); err != nil { // custom.go
+		return nil, fmt.Errorf("reload skills: %w", err)
+	}
 	s.publishPanel()
 	return slices.Clone(s.instr.Load().files), nil
 }

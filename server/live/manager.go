@@ -12,6 +12,7 @@ import (
 
 	"myco/internal/errkind"
 	"myco/profiles"
+	"myco/server/custom"
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/server/tools"
@@ -119,6 +120,12 @@ type Options struct {
 	// (~/.config/myco/AGENTS.md), read into every session's system prompt
 	// before the project's (instructions.go); "" reads none.
 	PersonalInstructions string
+	// UserHome is the person's home folder, where ~/.claude/commands and
+	// ~/.claude/skills are looked for (custom.go); "" looks in none.
+	UserHome string
+	// BuiltinCommands are the composer's own slash commands, which a
+	// custom command of the same name never replaces.
+	BuiltinCommands []string
 	// DefaultModel, when set, replaces the settings' default_model: the
 	// model of sessions that name none.
 	DefaultModel string
@@ -162,6 +169,8 @@ type Manager struct {
 	// ledger is the profile's spend per day and the budget reservations
 	// in flight (budget.go).
 	ledger *ledger
+	// customFiles reads custom commands and skills (custom.go).
+	customFiles *custom.Loader
 }
 
 // ErrClosed means the process is shutting down.
@@ -187,10 +196,12 @@ func NewManager(opts Options) *Manager {
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
 	}
-	return &Manager{
+	m := &Manager{
 		opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{},
 		ledger: openLedger(opts.ProfileDir, opts.Logger),
 	}
+	m.customFiles = newCustomLoader(m)
+	return m
 }
 
 // settings are the profile's settings now (Options.Settings).
@@ -295,6 +306,9 @@ func (m *Manager) openSession(id string) (*Session, error) {
 		}
 	}
 	s.inheritApprovals()
+	if err := s.loadSkills(); err != nil {
+		m.log.Warn("skills not recorded", "session", id, "err", err)
+	}
 	// Messages still queued were saved by a process that ended before their
 	// turns: keep them as the person's messages; reopening runs nothing.
 	s.keepQueued()

@@ -40,7 +40,7 @@ const forkedNote = `This session is a fork: the conversation above was copied fr
 // rides in a context note delivered with the person's next
 // message and kept, so later requests repeat it as it was sent.
 func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
-	model := s.model()
+	model := s.turnModel() // a custom command's turn may name its model (custom.go)
 	var thread session.Thread
 	var cacheKey string
 	s.w.View(func(d *session.Document) { thread, cacheKey = d.Threads[len(d.Threads)-1], d.PromptCacheKey() })

@@ -105,6 +105,9 @@ type Session struct {
 	// (instructions.go): set when the session opens and on /init reload
 	// only, so the prompt stays byte-stable between.
 	instr atomic.Pointer[instructions]
+	// skills are the skills offered in the skill tool's description
+	// (custom.go): set like instr, for the same reason.
+	skills atomic.Pointer[skillSet]
 }
 
 type approval struct {

@@ -52,6 +52,9 @@ type turnSlot struct {
 	// snapshotted is closed once the folder's snapshot before the turn is
 	// taken; tools wait for it, the first model call does not (undo.go).
 	snapshotted chan struct{}
+	// command, on a turn a custom command started, is its model and the
+	// tools it may run without asking (custom.go); nil otherwise.
+	command *commandGrant
 	// ranTools: the turn ran a tool (set by its loop, read once it ended).
 	ranTools bool
 	// answer is the text of the turn's last answer (set by its loop);

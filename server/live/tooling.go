@@ -43,6 +43,9 @@ func (s *Session) toolDefs() []llm.Tool {
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
 	}
+	if t, ok := s.skillToolDef(); ok { // custom.go: fixed when the session opens
+		defs = append(defs, t)
+	}
 	return defs
 }
 
@@ -152,6 +155,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runTask(ctx, use)
 	case rememberTool:
 		out = s.runRemember(ctx, use)
+	case skillTool:
+		out = s.runSkill(use) // custom.go
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
@@ -250,7 +255,8 @@ func (s *Session) ensureShell() (*tools.Shell, string, error) {
 // agent as the tool's outcome.
 func (s *Session) approve(ctx context.Context, use session.Block, kind string, allowedBySettings bool) (bool, toolOutcome) {
 	s.mu.Lock()
-	allowed := allowedBySettings || s.allowed[use.Name]
+	// A custom command's allowed-tools run without asking in its turn (custom.go).
+	allowed := allowedBySettings || s.allowed[use.Name] || s.commandGrantLocked().allows(use)
 	s.mu.Unlock()
 	if allowed {
 		return true, toolOutcome{}

@@ -217,7 +217,7 @@ func (s *Session) streamOnce(ctx context.Context, msgID string) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, err
 	}
-	model := s.model()
+	model := s.turnModel() // a custom command's turn may name its model (custom.go)
 	s.applyThinking(&req, model, msgID)
 	// The budgets first: a call that could overspend is never sent
 	// (budget.go).
