@@ -38,6 +38,7 @@ func (s *Session) toolDefs() []llm.Tool {
 		{Name: "edit_file", Description: tools.EditFileDescription, InputSchema: tools.EditFileSchema},
 		goalToolDef,
 		taskToolDef,
+		webFetchToolDef,
 	}
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
@@ -149,6 +150,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runTodoWrite(use)
 	case taskTool:
 		out = s.runTask(ctx, use)
+	case webFetchTool:
+		out = s.runWebFetch(ctx, use) // webfetch.go
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}

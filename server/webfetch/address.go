@@ -3,6 +3,7 @@ package webfetch
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"myco/internal/errkind"
 )
@@ -76,4 +77,15 @@ func blockedKind(a netip.Addr) string {
 		return "not a public unicast address"
 	}
 	return ""
+}
+
+// CheckHost refuses a host that is itself an address web_fetch never
+// connects to ("127.0.0.1", "[::1]"), before anyone is asked to approve
+// it; a name is checked when it is dialed.
+func CheckHost(host string) error {
+	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return nil
+	}
+	return CheckAddr(a)
 }
