@@ -23,6 +23,7 @@ import (
 	"myco/schedule"
 	"myco/server/live"
 	"myco/server/tools"
+	"myco/server/webfetch"
 	"myco/session"
 	"myco/snapshot"
 	"myco/web"
@@ -82,6 +83,9 @@ type Options struct {
 	Schedules    *schedule.Store
 	ScheduleLock schedule.Locker
 	Location     *time.Location
+	// WebFetcher fetches the agent's web_fetch pages; nil: one with the
+	// defaults (live.Options.WebFetcher).
+	WebFetcher *webfetch.Fetcher
 }
 
 // Server serves one profile on one loopback port.
@@ -166,8 +170,9 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
-		Snapshots: s.snaps,
-		Price:     s.price, // a budget charges what /usage shows
+		Snapshots:  s.snaps,
+		Price:      s.price, // a budget charges what /usage shows
+		WebFetcher: opts.WebFetcher,
 	})
 	s.newScheduler()
 	s.echo = s.routes()

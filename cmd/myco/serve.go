@@ -257,7 +257,8 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})),
+		Logger:     slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})),
+		WebFetcher: webFetcher(e.getenv), // webfetch_release.go; the e2e build's reaches its test site
 	}, ln)
 	if err != nil {
 		ln.Close()

@@ -21,8 +21,8 @@ import (
 
 // toMarkdown turns an HTML page into its title and the Markdown of its
 // main content: readability finds the article (navigation, footers and
-// sidebars left out); a page it finds none in (an index, a search page)
-// is converted whole. Links and images are made absolute against the page's URL.
+// sidebars left out); a page it finds none in (an index, a short page)
+// is converted whole but for its menus, footers and forms. Links and images are made absolute against the page's URL.
 func toMarkdown(body []byte, cs string, pageURL *url.URL) (title, md string, err error) {
 	r, err := charset.NewReader(bytes.NewReader(body), "text/html; charset="+cs)
 	if err != nil {
@@ -53,6 +53,11 @@ func toMarkdown(body []byte, cs string, pageURL *url.URL) (title, md string, err
 		base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(),
 		table.NewTablePlugin(), strikethrough.NewStrikethroughPlugin(),
 	))
+	// A page converted whole keeps its text, not its chrome: menus,
+	// footers and forms are not what the agent asked to read.
+	for _, tag := range []string{"nav", "footer", "form", "button", "svg", "template"} {
+		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityStandard)
+	}
 	out, err := conv.ConvertNode(node, converter.WithDomain(pageURL.String()))
 	if err != nil {
 		return "", "", fmt.Errorf("convert the page to Markdown: %w", err)

@@ -384,3 +384,21 @@ func TestControlChecksDialedAddress(t *testing.T) {
 		t.Fatalf("Fetch = %v, want ErrBlockedAddress", err)
 	}
 }
+
+// A page too short for readability to call an article is converted
+// whole, without its menus, footer and forms.
+func TestShortPageConvertedWhole(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Index</title></head><body><nav><a href="/">Home</a></nav>`+
+			`<h1>Index</h1><ul><li><a href="/a">A page</a></li></ul><form><input name=q><button>Search</button></form>`+
+			`<footer>© someone</footer></body></html>`)
+	})
+	p, err := fetcherFor(Options{}, s).Fetch(context.Background(), "http://docs.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# Index\n\n- [A page](http://docs.test/a)"; p.Text != want || p.Title != "Index" {
+		t.Fatalf("page %q (title %q), want %q", p.Text, p.Title, want)
+	}
+}
