@@ -140,8 +140,7 @@ func TestFetchRefusesLocalAddresses(t *testing.T) {
 func TestFetchRefusesRedirects(t *testing.T) {
 	local := newSite(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
 	other := newSite(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other page") })
-	var origin *site
-	origin = newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	origin := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/to-loopback":
 			http.Redirect(w, r, "http://127.0.0.1:"+local.port()+"/", http.StatusFound)
