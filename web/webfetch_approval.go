@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // FetchApproval is what a web_fetch approval shows: the host it asks
@@ -23,7 +25,11 @@ func newFetchApproval(input []byte) *FetchApproval {
 	_ = json.Unmarshal(input, &in)
 	f := &FetchApproval{URL: strings.TrimSpace(in.URL)}
 	if u, err := url.Parse(f.URL); err == nil {
+		// As server/webfetch.Host names it: what the person approves.
 		f.Host = strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+		if ascii, err := idna.Lookup.ToASCII(f.Host); err == nil {
+			f.Host = ascii
+		}
 	}
 	if f.Host == "" {
 		f.Host = "this host"

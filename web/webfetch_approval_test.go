@@ -17,6 +17,8 @@ func TestWebFetchApprovalCard(t *testing.T) {
 			"https://Docs.Python.org./3/library/pathlib.html?q=<x>", "Allow docs.python.org for this session"},
 		{"with a port and offset", `{"url":"http://example.com:8080/a","offset":2000}`, "example.com",
 			"http://example.com:8080/a", "Allow example.com for this session"},
+		{"a look-alike name is shown as it is spelled", `{"url":"https://аpple.com/"}`, "xn--pple-43d.com",
+			"https://аpple.com/", "Allow xn--pple-43d.com for this session"},
 		{"no URL", `{"offset":1}`, "this host", "", "Allow this host for this session"},
 		{"not JSON", `nonsense`, "this host", "", "Allow this host for this session"},
 	}

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"myco/internal/errkind"
+
+	"golang.org/x/net/idna"
 )
 
 // Defaults of Options.
@@ -32,7 +34,10 @@ const (
 	DefaultMaxBytes     = 5 << 20
 	DefaultTimeout      = 30 * time.Second
 	DefaultMaxRedirects = 5
-	userAgent           = "myco-web-fetch/1 (+https://github.com/; a coding agent's page reader)"
+	userAgent           = "myco-web-fetch/1 (a coding agent's page reader)"
+	// maxURLBytes bounds a URL: servers refuse longer ones, and a card
+	// showing one would be unreadable.
+	maxURLBytes = 8 << 10
 )
 
 // Errors a fetch ends with, each saying what the agent can do about it.
@@ -157,6 +162,9 @@ func (f *Fetcher) control(_, address string, _ syscall.RawConn) error {
 // server and into the session's record).
 func ParseURL(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
+	if len(raw) > maxURLBytes {
+		return nil, fmt.Errorf("%w: it is %d bytes long, over %d", ErrBadURL, len(raw), maxURLBytes)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
@@ -185,9 +193,20 @@ func checkURL(u *url.URL) error {
 }
 
 // Host is the name approvals are given for: the URL's host, lower case,
-// without its port or a trailing dot.
+// without its port or a trailing dot, and in its ASCII form (xn--…): a
+// name that only looks like another (Cyrillic "а" for Latin "a") is not
+// approved by, nor shown as, the one it mimics.
 func Host(u *url.URL) string {
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return HostName(u.Hostname())
+}
+
+// HostName is Host of a host name alone.
+func HostName(h string) string {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if ascii, err := idna.Lookup.ToASCII(h); err == nil {
+		return ascii
+	}
+	return h
 }
 
 // Page is a fetched page as the agent reads it.
@@ -281,7 +300,9 @@ func (f *Fetcher) explain(ctx context.Context, err error) error {
 			return ue.Err
 		}
 		return err
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	}
+	var ne net.Error
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("%w: no complete answer within %s", ErrTimeout, f.opts.Timeout)
 	}
 	return err

@@ -217,6 +217,7 @@ func TestParseURLRefuses(t *testing.T) {
 		{"http:///nohost", ErrBadURL},
 		{"https://user:pw@example.com/", ErrBadURL},
 		{"http://exa mple.com/", ErrBadURL},
+		{"https://example.com/" + strings.Repeat("a", 9000), ErrBadURL},
 	}
 	f := New(Options{})
 	for _, tt := range tests {
@@ -228,6 +229,24 @@ func TestParseURLRefuses(t *testing.T) {
 				t.Fatalf("Fetch(%q) = %v, want %v", tt.url, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestHost(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://Docs.Python.org./3/": "docs.python.org",
+		"http://example.com:8080/":    "example.com",
+		"https://аpple.com/":          "xn--pple-43d.com", // Cyrillic а
+		"https://bücher.example/":     "xn--bcher-kva.example",
+		"http://[::1]:80/":            "::1",
+	} {
+		u, err := ParseURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Host(u); got != want {
+			t.Errorf("Host(%s) = %q, want %q", raw, got, want)
+		}
 	}
 }
 
