@@ -41,5 +41,5 @@ func newFetchApproval(input []byte) *FetchApproval {
 // good.
 func (f *FetchApproval) Note() string {
 	return "The URL goes to " + f.Host + ", and the page into this conversation. " +
-		"To never be asked about a host, add it to web_fetch.allowed_hosts in Settings."
+		"To never be asked about a host, add it to web_fetch.allowed_hosts in settings.json."
 }
