@@ -165,14 +165,14 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
+		WebFetcher:           opts.WebFetcher,
 		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		Limits: func(model string) live.Limits {
 			m := opts.Settings.Current().ModelLimits(model)
 			return live.Limits{ContextWindow: m.ContextWindow, CompactAt: m.CompactAt()}
 		},
-		Snapshots:  s.snaps,
-		Price:      s.price, // a budget charges what /usage shows
-		WebFetcher: opts.WebFetcher,
+		Snapshots: s.snaps,
+		Price:     s.price, // a budget charges what /usage shows
 	})
 	s.newScheduler()
 	s.echo = s.routes()
