@@ -36,7 +36,7 @@ func webSite(t *testing.T, o *Options) *httptest.Server {
 	t.Cleanup(srv.Close)
 	addr := netip.MustParseAddrPort(srv.Listener.Addr().String())
 	o.WebFetcher = webfetch.New(webfetch.Options{
-		Hosts:     map[string]string{"docs.test": addr.String(), "other.test": addr.String()},
+		Hosts:     map[string]string{"docs.test": addr.String(), "other.test": addr.String(), "intranet.test": "10.0.0.5:80"},
 		AllowAddr: func(ap netip.AddrPort) bool { return ap == addr },
 	})
 	return srv
@@ -184,7 +184,7 @@ func TestWebFetchOnceDenyAndSettings(t *testing.T) {
 // approved, a long page and bad input give the agent.
 func TestWebFetchOutcomes(t *testing.T) {
 	e := newFileEnv(t, func(o *Options) {
-		withSettings(o, func(st *profiles.Settings) { st.WebFetch.AllowedHosts = []string{"docs.test"} })
+		withSettings(o, func(st *profiles.Settings) { st.WebFetch.AllowedHosts = []string{"docs.test", "intranet.test"} })
 	})
 	webSite(t, &e.opts)
 	s := e.newSession(t)
@@ -198,6 +198,8 @@ func TestWebFetchOutcomes(t *testing.T) {
 		{"ipv6 loopback", map[string]any{"url": "http://[::1]/"}, true, []string{"::1 is a loopback address"}},
 		{"private", map[string]any{"url": "http://192.168.1.1/"}, true, []string{"a private address"}},
 		{"metadata", map[string]any{"url": "http://169.254.169.254/latest/"}, true, []string{"link-local"}},
+		{"a name resolving to a private address", map[string]any{"url": "http://intranet.test/"}, true,
+			[]string{"Not fetched: http://intranet.test/: web_fetch does not connect to local, private or special addresses: 10.0.0.5 is a private address."}},
 		{"scheme", map[string]any{"url": "file:///etc/passwd"}, true, []string{"only http and https"}},
 		{"no url", map[string]any{}, true, []string{`web_fetch needs {"url"`}},
 		{"misnamed field", map[string]any{"uri": "http://docs.test/"}, true, []string{`unknown field "uri"`}},

@@ -39,14 +39,27 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("fec0::/10"),       // site-local, deprecated
 }
 
+// AddressError is an address refused, and what kind of address it is.
+// It is ErrBlockedAddress to errors.Is.
+type AddressError struct {
+	Addr netip.Addr
+	Why  string
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%v: %s is %s", ErrBlockedAddress, e.Addr, e.Why)
+}
+
+func (e *AddressError) Unwrap() error { return ErrBlockedAddress }
+
 // CheckAddr refuses an address web_fetch must not connect to, saying
-// which kind it is; nil for a public unicast address.
+// which kind it is (an *AddressError); nil for a public unicast address.
 func CheckAddr(a netip.Addr) error {
 	why := blockedKind(a)
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s", ErrBlockedAddress, a, why)
+	return &AddressError{Addr: a, Why: why}
 }
 
 func blockedKind(a netip.Addr) string {

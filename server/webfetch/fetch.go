@@ -290,9 +290,12 @@ func (f *Fetcher) checkRedirect(allowHost func(string) bool) func(*http.Request,
 // address check's, a redirect's, the time limit's.
 func (f *Fetcher) explain(ctx context.Context, err error) error {
 	var re *RedirectError
+	var ae *AddressError
 	switch {
 	case errors.As(err, &re):
 		return re
+	case errors.As(err, &ae):
+		return ae // without the dial's "dial tcp 10.0.0.5:80:" around it
 	case errors.Is(err, ErrBlockedAddress), errors.Is(err, ErrScheme), errors.Is(err, ErrBadURL), errors.Is(err, ErrTooManyRedirects):
 		// The url.Error around them repeats the URL: the inner error says it.
 		var ue *url.Error

@@ -127,8 +127,9 @@ func TestFetchRefusesLocalAddresses(t *testing.T) {
 	for _, u := range urls {
 		t.Run(u, func(t *testing.T) {
 			_, err := f.Fetch(context.Background(), u, nil)
-			if !errors.Is(err, ErrBlockedAddress) {
-				t.Fatalf("Fetch(%s) = %v, want ErrBlockedAddress", u, err)
+			var ae *AddressError
+			if !errors.Is(err, ErrBlockedAddress) || !errors.As(err, &ae) || err.Error() != ae.Error() {
+				t.Fatalf("Fetch(%s) = %v, want an AddressError alone", u, err)
 			}
 		})
 	}
