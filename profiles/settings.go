@@ -79,6 +79,9 @@ type Settings struct {
 	Budgets Budgets `json:"budgets"`
 	// Subagents bound the agent's task tool (sub-agents).
 	Subagents Subagents `json:"subagents"`
+	// WebFetch is the web_fetch tool's: the hosts it fetches without
+	// asking (webfetch.go).
+	WebFetch WebFetch `json:"web_fetch"`
 }
 
 // Subagents are the limits of sub-agents: how deep they may nest (a

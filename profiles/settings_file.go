@@ -27,6 +27,9 @@ type fileSettings struct {
 		MaxDepth   *int `json:"max_depth"`
 		MaxRunning *int `json:"max_running"`
 	} `json:"subagents"`
+	WebFetch struct {
+		AllowedHosts *[]string `json:"allowed_hosts"`
+	} `json:"web_fetch"`
 	MaxModelCalls *int         `json:"max_model_calls_per_turn"`
 	Budgets       *fileBudgets `json:"budgets"`
 }
@@ -103,6 +106,7 @@ func (f fileSettings) over(s Settings) Settings {
 	s.Budgets = f.Budgets.over(s.Budgets)
 	set(&s.Subagents.MaxDepth, f.Subagents.MaxDepth)
 	set(&s.Subagents.MaxRunning, f.Subagents.MaxRunning)
+	set(&s.WebFetch.AllowedHosts, f.WebFetch.AllowedHosts) // a list, replaced whole
 	return s
 }
 

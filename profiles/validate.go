@@ -48,6 +48,7 @@ func (s Settings) Validate() error {
 		s.checkCacheTTL(),
 		s.checkBudgets(),
 		s.checkSubagents(),
+		s.checkWebFetch(),
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"myco/schedule"
 	"myco/server/live"
 	"myco/server/tools"
+	"myco/server/webfetch"
 	"myco/session"
 	"myco/snapshot"
 	"myco/web"
@@ -85,6 +86,9 @@ type Options struct {
 	Schedules    *schedule.Store
 	ScheduleLock schedule.Locker
 	Location     *time.Location
+	// WebFetcher fetches the agent's web_fetch pages; nil: one with the
+	// defaults (live.Options.WebFetcher).
+	WebFetcher *webfetch.Fetcher
 }
 
 // Server serves one profile on one loopback port.
@@ -165,6 +169,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		RenderPlanReady: web.PlanReadyHTML, Settings: opts.Settings, RenderSubagent: web.SubagentHTML,
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
+		WebFetcher:           opts.WebFetcher,
 		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		UserHome: opts.UserHome, BuiltinCommands: builtinCommandNames(), // custom commands and skills (api_custom.go)
 		Limits: func(model string) live.Limits {

@@ -25,6 +25,9 @@ type ApprovalView struct {
 	// diff's file header is DiffHead then.
 	Hunks    []ApprovalHunk
 	DiffHead []DiffLine
+	// Fetch is web_fetch's host and URL (webfetch_approval.go); nil for
+	// other tools.
+	Fetch *FetchApproval
 }
 
 // ApprovalHunk is one hunk of a change waiting for approval, with its
@@ -124,7 +127,10 @@ func NewApprovalView(toolUseID, name string, input []byte, diff string) Approval
 	if a.Diff != nil {
 		a.DiffHead, a.Hunks = splitHunks(a.Diff)
 	}
-	if a.Diff == nil {
+	if name == "web_fetch" {
+		a.Fetch = newFetchApproval(input)
+	}
+	if a.Diff == nil && a.Fetch == nil {
 		a.Command = fields.Command
 		if a.Command == "" {
 			a.Input = indentJSON(jsontext.Value(input))
@@ -156,6 +162,9 @@ func (a ApprovalView) SessionText() string {
 	if a.Diff != nil {
 		return "Allow file changes for this session"
 	}
+	if a.Fetch != nil {
+		return "Allow " + a.Fetch.Host + " for this session"
+	}
 	return "Allow for this session"
 }
 
@@ -171,6 +180,8 @@ func (a ApprovalView) Note() string {
 		return "Once bash is allowed, the agent can change files through it too: approving edits is then a courtesy, not a wall."
 	case a.Name == "bash":
 		return "In build mode a command runs with your own powers: it can read and change whatever you can, myco's token too."
+	case a.Fetch != nil:
+		return a.Fetch.Note()
 	}
 	return ""
 }

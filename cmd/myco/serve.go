@@ -254,6 +254,7 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 		Profile: st.profile.Name, Sessions: st.sessions, Images: st.images, Token: token,
 		Cwd: cwd, Settings: settings, ProfileDir: st.profile.Dir, Getenv: e.getenv, ScheduleLock: schedules,
 		PersonalInstructions: profiles.PersonalInstructions(e.getenv), UserHome: e.getenv("HOME"),
+		WebFetcher: webFetcher(e.getenv), // webfetch_release.go; the e2e build's reaches its test site
 		Models: llm.NewLiveRegistry(settings, func(s profiles.Settings) *llm.Registry {
 			return llm.NewProfileRegistry(s, e.getenv, st.images, st.profile.Dir).WithSettingsPath(st.profile.SettingsPath())
 		}),

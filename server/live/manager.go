@@ -16,6 +16,7 @@ import (
 	"myco/server/event"
 	"myco/server/llm"
 	"myco/server/tools"
+	"myco/server/webfetch"
 	"myco/session"
 	"myco/snapshot"
 )
@@ -147,6 +148,9 @@ type Options struct {
 	// a budget and /usage agree. nil: the settings' prices of plain input
 	// and output.
 	Price func(model string, u session.Usage) (float64, bool)
+	// WebFetcher fetches web_fetch's pages (webfetch.go); nil: one with
+	// the defaults. Tests give one whose seams reach their own server.
+	WebFetcher *webfetch.Fetcher
 }
 
 // Limits are what a model can hold and when to compact.
@@ -195,6 +199,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.IdleClose == 0 {
 		opts.IdleClose = 30 * time.Minute
+	}
+	if opts.WebFetcher == nil {
+		opts.WebFetcher = webfetch.New(webfetch.Options{})
 	}
 	m := &Manager{
 		opts: opts, log: opts.Logger, sessions: map[string]*Session{}, busy: map[string]chan struct{}{}, opening: map[string]chan struct{}{},

@@ -29,6 +29,9 @@ import (
 //     carry over. With no sandbox on this machine bash is off, and the
 //     agent is told why. Approval is asked as usual: read-only is not
 //     harmless (what a command reads, a secret too, goes to the model).
+//   - web_fetch runs as in build mode: it only reads, and it asks before
+//     a new host as it always does (webfetch.go). The sandbox's "no
+//     network" is bash's; the prompt says web_fetch still reads the web.
 //   - The system prompt says plan mode is on and what that means.
 //   - A turn that ends with an answer in plan mode is a plan ready: the
 //     tabs ask "Build this plan?" (event.PlanReady).
@@ -52,8 +55,8 @@ const planPrompt = `
 Plan mode is on: the person wants a plan before anything changes. Read
 files and run commands that only look (each bash command runs in a fresh
 read-only sandbox without network: the folder cannot change, nothing can be
-downloaded, and cd and export do not carry over); write_file and edit_file
-are refused. Study what you need, then
+downloaded, and cd and export do not carry over); web_fetch still reads web
+pages; write_file and edit_file are refused. Study what you need, then
 answer with a clear, numbered plan: the files to change and how, the
 commands to run, and the risks. Do not claim to have changed anything. The
 person switches to build mode to carry the plan out.`
@@ -61,8 +64,9 @@ person switches to build mode to carry the plan out.`
 const planPromptNoBash = `
 
 Plan mode is on: the person wants a plan before anything changes. Read
-files with read_file; write_file and edit_file are refused, and bash is off
-in plan mode here (this machine has no read-only sandbox to run it in).
+files with read_file and web pages with web_fetch; write_file and edit_file
+are refused, and bash is off in plan mode here (this machine has no
+read-only sandbox to run it in).
 Study what you need, then answer with a clear, numbered plan: the files to
 change and how, the commands to run, and the risks. Do not claim to have
 changed anything. The person switches to build mode to carry the plan out.`

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,6 +122,9 @@ type approval struct {
 	hunks    int
 	accepted []int
 	decided  chan string
+	// allowAs is what "allow for this session" allows, when it is not
+	// the tool: one host of web_fetch's (webfetch.go).
+	allowAs string
 }
 
 // event is the approval as the tabs see it.
@@ -649,7 +653,7 @@ func (s *Session) ApproveHunks(toolUseID, decision string, hunks []int) error {
 	if ok {
 		delete(s.approvals, toolUseID)
 		if decision == DecisionSession {
-			s.allowed[a.Name] = true
+			s.allowed[cmp.Or(a.allowAs, a.Name)] = true
 		}
 	}
 	s.mu.Unlock()

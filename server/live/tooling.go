@@ -39,6 +39,7 @@ func (s *Session) toolDefs() []llm.Tool {
 		goalToolDef,
 		taskToolDef,
 		rememberToolDef,
+		webFetchToolDef,
 	}
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
@@ -157,6 +158,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runRemember(ctx, use)
 	case skillTool:
 		out = s.runSkill(use) // custom.go
+	case webFetchTool:
+		out = s.runWebFetch(ctx, use) // webfetch.go
 	default:
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
