@@ -76,6 +76,9 @@ type Settings struct {
 	Budgets Budgets `json:"budgets"`
 	// Subagents bound the agent's task tool (sub-agents).
 	Subagents Subagents `json:"subagents"`
+	// MCPServers are the MCP servers whose tools the agent may use, by
+	// name (settings_mcp.go).
+	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // Subagents are the limits of sub-agents: how deep they may nest (a

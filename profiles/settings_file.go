@@ -25,8 +25,9 @@ type fileSettings struct {
 		MaxDepth   *int `json:"max_depth"`
 		MaxRunning *int `json:"max_running"`
 	} `json:"subagents"`
-	MaxModelCalls *int         `json:"max_model_calls_per_turn"`
-	Budgets       *fileBudgets `json:"budgets"`
+	MaxModelCalls *int                 `json:"max_model_calls_per_turn"`
+	Budgets       *fileBudgets         `json:"budgets"`
+	MCPServers    map[string]MCPServer `json:"mcp_servers"`
 }
 
 type fileProvider struct {
@@ -98,6 +99,9 @@ func (f fileSettings) over(s Settings) Settings {
 	s.Budgets = f.Budgets.over(s.Budgets)
 	set(&s.Subagents.MaxDepth, f.Subagents.MaxDepth)
 	set(&s.Subagents.MaxRunning, f.Subagents.MaxRunning)
+	if f.MCPServers != nil {
+		s.MCPServers = f.MCPServers
+	}
 	return s
 }
 

@@ -46,6 +46,7 @@ func (s Settings) Validate() error {
 		s.checkCacheTTL(),
 		s.checkBudgets(),
 		s.checkSubagents(),
+		s.checkMCPServers(),
 	}
 	for _, err := range errs {
 		if err != nil {
