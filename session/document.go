@@ -59,6 +59,9 @@ type Document struct {
 	// CLAUDE.md, MYCO.md) the live session last read into its system
 	// prompt, in the order they went in (instructions.go); replaced whole.
 	Instructions []Instruction `json:"instructions,omitempty"`
+	// MCPOff are the MCP servers the person turned off for this session
+	// (the side panel's switch): their tools are not offered to its agent.
+	MCPOff []string `json:"mcp_off,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`

@@ -41,6 +41,8 @@ type SessionViewOptions struct {
 	// EventsSeq is the id of the last event on the session's stream
 	// before the document was read (server.Hub.Seq).
 	EventsSeq int64
+	// MCP is the profile's MCP servers as this session uses them (mcp.go).
+	MCP MCPPanelView
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -149,6 +151,8 @@ type SessionView struct {
 	Status StatusView
 	// EventsSeq: see SessionViewOptions.
 	EventsSeq int64
+	// MCP: see SessionViewOptions.
+	MCP MCPPanelView
 }
 
 // PanelView is what the side panel shows that can change while the page is
@@ -435,6 +439,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Profile:          opts.Profile,
 		NotificationsOff: opts.NotificationsOff,
 		Steering:         opts.Steering,
+		MCP:              opts.MCP,
 		Usage:            sessionUsage(doc, opts.Price),
 		Context:          contextInfo(doc, opts.Context),
 		Goal:             doc.Goal,

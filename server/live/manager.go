@@ -14,6 +14,7 @@ import (
 	"myco/profiles"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/session"
 	"myco/snapshot"
@@ -135,6 +136,9 @@ type Options struct {
 	IdleClose time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// MCP holds the profile's MCP servers, whose tools sessions offer
+	// (mcp.go); nil: none.
+	MCP *mcphost.Host
 	// Price is what usage of a model ("provider/model-id") costs, and
 	// false when its price is unknown: the pages' rule (server.price), so
 	// a budget and /usage agree. nil: the settings' prices of plain input

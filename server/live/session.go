@@ -15,6 +15,7 @@ import (
 	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/session"
 )
@@ -102,6 +103,9 @@ type Session struct {
 	// (instructions.go): set when the session opens and on /init reload
 	// only, so the prompt stays byte-stable between.
 	instr atomic.Pointer[instructions]
+	// mcpFixed are the MCP servers' tools this session offers, fixed
+	// when its first request is built (mcp.go); nil until then.
+	mcpFixed atomic.Pointer[[]mcphost.Tool]
 }
 
 type approval struct {

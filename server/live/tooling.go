@@ -42,7 +42,7 @@ func (s *Session) toolDefs() []llm.Tool {
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
 	}
-	return defs
+	return append(defs, s.mcpToolDefs()...) // mcp.go
 }
 
 // toolOutcome is the recorded result of one tool call.
@@ -150,6 +150,10 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 	case taskTool:
 		out = s.runTask(ctx, use)
 	default:
+		if isMCPTool(use.Name) {
+			out = s.runMCP(ctx, use) // mcp.go
+			break
+		}
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
 	out.took = time.Since(start)

@@ -59,6 +59,9 @@ type Tool struct {
 	Tool        string // the server's own name for it
 	Description string
 	Schema      map[string]any
+	// ReadOnly: the server says the tool changes nothing (its
+	// readOnlyHint), so plan mode may call it.
+	ReadOnly bool
 }
 
 // Options configure a Host.

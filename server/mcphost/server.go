@@ -203,7 +203,10 @@ func (s *server) toolList() []Tool {
 			continue // two tools whose names differ only in runes a provider refuses
 		}
 		seen[name] = true
-		out = append(out, Tool{Name: name, Server: s.name, Tool: t.Name, Description: t.Description, Schema: schemaOf(t.InputSchema)})
+		out = append(out, Tool{
+			Name: name, Server: s.name, Tool: t.Name, Description: t.Description, Schema: schemaOf(t.InputSchema),
+			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		})
 	}
 	return out
 }
