@@ -213,7 +213,9 @@ func TestMCPSwitch(t *testing.T) {
 	if len(ans.Servers) != 2 || ans.Servers[1].Name != "web" || *ans.Servers[1].On || len(ans.Servers[0].Tools) == 0 {
 		t.Errorf("switch answered %+v", ans)
 	}
-	st.untilPanel(t, func(html string) bool { return strings.Contains(html, `data-server="web" data-state="connected" data-on="false"`) })
+	st.untilPanel(t, func(html string) bool {
+		return strings.Contains(html, `data-server="web" data-state="connected" data-on="false"`)
+	})
 	end := cs.mcpCall(st, s.ID, `[[tool:mcp__web__echo {"text":"two"}]]`, "")
 	if end["is_error"] != true || !strings.Contains(end["output"].(string), "turned MCP server web off") {
 		t.Errorf("call of a server turned off: %v", end)
