@@ -1,0 +1,11 @@
+package web
+
+// MCPSettingView is one MCP server on the Settings page: its entry of
+// mcp_servers as JSON, edited whole, and its state now.
+type MCPSettingView struct {
+	Field  string // mcp_servers.NAME
+	Name   string
+	Config string // the entry as indented JSON
+	State  string // connected, failed, … ("" for a new one)
+	Reason string
+}
