@@ -115,13 +115,13 @@ func (s *server) connect() (*mcp.ClientSession, string) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "myco", Version: s.h.opts.Version}, nil)
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		return nil, failure("could not connect", ctx, cfg, err, stderr)
+		return nil, failure(ctx, "could not connect", cfg, err, stderr)
 	}
 	var tools []*mcp.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			closeErr := cs.Close()
-			return nil, failure("could not list its tools", ctx, cfg, errors.Join(err, closeErr), stderr)
+			return nil, failure(ctx, "could not list its tools", cfg, errors.Join(err, closeErr), stderr)
 		}
 		if len(tools) == maxTools {
 			break
@@ -258,7 +258,7 @@ func (s *server) noteError(msg string) {
 }
 
 // failure says why a connection could not be made.
-func failure(what string, ctx context.Context, cfg profiles.MCPServer, err error, stderr *tail) string {
+func failure(ctx context.Context, what string, cfg profiles.MCPServer, err error, stderr *tail) string {
 	msg := what + ": " + err.Error()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		msg = fmt.Sprintf("%s: no answer within %s", what, cfg.Timeout())

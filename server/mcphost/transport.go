@@ -1,6 +1,8 @@
 package mcphost
 
 import (
+	"errors"
+	"io/fs"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -29,6 +31,13 @@ func (s *server) transport(cfg profiles.MCPServer) (mcp.Transport, *tail, error)
 	}
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
+		// The short reason ("no such file or directory"), not exec's
+		// repetition of the path.
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		} else if ee := (*exec.Error)(nil); errors.As(err, &ee) {
+			err = ee.Err
+		}
 		return nil, nil, fmt.Errorf("could not start %s: %w", cfg.Command, err)
 	}
 	cmd := exec.Command(path, cfg.Args...)
