@@ -68,7 +68,8 @@ func text(s string) *mcp.CallToolResult {
 // ServeStdio serves the test server on stdin and stdout until the client
 // goes away. MCPTEST_MODE changes how it behaves from the start:
 // "hang" never answers initialize, "garbage" writes what is not
-// JSON-RPC, "exit" exits at once.
+// JSON-RPC, "flood" writes one endless line, "stderr" floods stderr and
+// then serves, "exit" exits at once.
 func ServeStdio(name string) error {
 	switch os.Getenv("MCPTEST_MODE") {
 	case "hang":
@@ -76,6 +77,18 @@ func ServeStdio(name string) error {
 	case "garbage":
 		fmt.Println("this is not json-rpc {{{")
 		select {}
+	case "flood":
+		line := []byte(strings.Repeat("x", 1<<20))
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				os.Exit(1)
+			}
+		}
+	case "stderr":
+		noise := strings.Repeat("noise ", 1<<10)
+		for range 4 << 10 {
+			fmt.Fprintln(os.Stderr, noise)
+		}
 	case "exit":
 		fmt.Fprintln(os.Stderr, "mcptest: refusing to start")
 		os.Exit(2)
