@@ -147,6 +147,28 @@ func TestHTTPServer(t *testing.T) {
 	}
 }
 
+// An HTTP server that goes away fails the call that finds it gone, and
+// the server is marked failed (and reconnected after its backoff) rather
+// than failing every later call the same way.
+func TestHTTPServerGone(t *testing.T) {
+	srv := mcptest.NewServer("gone")
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	h, changed := newHost(t, map[string]profiles.MCPServer{"gone": {URL: ts.URL}})
+	waitState(t, h, changed, "gone", mcphost.Connected)
+	ts.CloseClientConnections()
+	ts.Close()
+	if res := h.Call(t.Context(), "gone", "echo", []byte(`{"text":"x"}`)); !res.IsError {
+		t.Fatalf("call of a server gone: %+v", res)
+	}
+	st := waitState(t, h, changed, "gone", mcphost.Failed)
+	if st.Reason == "" {
+		t.Error("no reason given")
+	}
+	if res := h.Call(t.Context(), "gone", "echo", []byte(`{}`)); !strings.Contains(res.Text, "not connected") {
+		t.Errorf("the next call: %+v", res)
+	}
+}
+
 // A hung call ends at the server's timeout, and a stop ends one at once;
 // the server stays usable.
 func TestHangingCall(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"myco/profiles"
@@ -36,6 +37,7 @@ type server struct {
 	session   *mcp.ClientSession
 	tools     []*mcp.Tool
 	stderr    *tail // the latest connection's stderr (stdio)
+	dropped   string // why a call ended the connection (drop)
 }
 
 func newServer(h *Host, name string, cfg profiles.MCPServer) *server {
@@ -155,6 +157,9 @@ func (s *server) serve(cs *mcp.ClientSession) string {
 	s.mu.Lock()
 	s.session = nil
 	stderr := s.stderr
+	if s.dropped != "" {
+		reason, s.dropped = "a call found the connection broken: "+s.dropped, ""
+	}
 	s.mu.Unlock()
 	// Close reaps a stdio server's process, and says how it exited.
 	if err := cs.Close(); err != nil && s.ctx.Err() == nil {
@@ -245,8 +250,27 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 	default:
 		msg := fmt.Sprintf("%s failed: %v", tool, err)
 		s.noteError(msg)
+		if wire := (*jsonrpc.Error)(nil); !errors.As(err, &wire) {
+			// Not the server's answer but the connection's failure (an
+			// HTTP server gone, a pipe broken): connect again rather than
+			// fail every later call the same way.
+			s.drop(cs, msg)
+		}
 		return errorResult("MCP server %s: %s", s.name, msg)
 	}
+}
+
+// drop ends connection cs after a call found it broken; run then
+// reconnects after its backoff.
+func (s *server) drop(cs *mcp.ClientSession, reason string) {
+	s.mu.Lock()
+	if s.session != cs {
+		s.mu.Unlock()
+		return
+	}
+	s.session, s.dropped = nil, reason
+	s.mu.Unlock()
+	go cs.Close()
 }
 
 // noteError keeps a call's failure for the panel.
