@@ -238,3 +238,20 @@ func TestMCPSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A stop of the turn cancels a call that would otherwise wait out the
+// server's timeout.
+func TestMCPStopCancelsACall(t *testing.T) {
+	cs := mcpChatServer(t, 0) // 60 s: the stop, not the timeout, ends it
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:mcp__srv__hang {}]]`), http.StatusAccepted)
+	st.until("tool.start")
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/stop", nil), http.StatusOK)
+	evs := st.until("tool.end")
+	end := data(t, evs[len(evs)-1])
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "stopped the turn") {
+		t.Errorf("stopped call: %v", end)
+	}
+	st.until("turn.end")
+}
