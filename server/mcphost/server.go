@@ -36,7 +36,7 @@ type server struct {
 	lastError string
 	session   *mcp.ClientSession
 	tools     []*mcp.Tool
-	stderr    *tail // the latest connection's stderr (stdio)
+	stderr    *tail  // the latest connection's stderr (stdio)
 	dropped   string // why a call ended the connection (drop)
 }
 

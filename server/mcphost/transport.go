@@ -2,8 +2,8 @@ package mcphost
 
 import (
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os/exec"
 	"regexp"
