@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"myco/internal/textcut"
 	"myco/profiles"
 )
 
@@ -137,8 +138,12 @@ func (s *server) connect() (*mcp.ClientSession, string) {
 	return cs, ""
 }
 
-// maxTools bounds what one server adds to every request's tools block.
-const maxTools = 128
+// maxTools and maxDescription bound what one server adds to every
+// request's tools block.
+const (
+	maxTools       = 128
+	maxDescription = 8 << 10
+)
 
 // serve waits until the connection ends or the server is stopped, and
 // says why it ended.
@@ -209,7 +214,7 @@ func (s *server) toolList() []Tool {
 		}
 		seen[name] = true
 		out = append(out, Tool{
-			Name: name, Server: s.name, Tool: t.Name, Description: t.Description, Schema: schemaOf(t.InputSchema),
+			Name: name, Server: s.name, Tool: t.Name, Description: textcut.Bytes(t.Description, maxDescription), Schema: schemaOf(t.InputSchema),
 			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
 		})
 	}
