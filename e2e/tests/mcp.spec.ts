@@ -1,5 +1,6 @@
 import { test, expect, send, openSession } from '../fixtures';
 import path from 'node:path';
+import type { Page } from '@playwright/test';
 
 // MCP servers (README "MCP servers"): a stdio server from settings shows
 // in the side panel, connected, with its tools; the model calls one
@@ -9,10 +10,23 @@ import path from 'node:path';
 
 const MCPTEST_BIN = path.join(__dirname, '..', '.bin', 'mcptest');
 
+// axe runs axe-core on the page as it is (as a11y.spec.ts does) and
+// fails on any violation.
+async function axe(page: Page) {
+  await page.addScriptTag({ path: require.resolve('axe-core') });
+  const violations: { id: string; nodes: { html: string }[] }[] = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations;
+  });
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`).join('\n')).toBe('');
+}
+
 const toolNames = (r: any): string[] => (r.body?.tools ?? []).map((t: any) => t.name);
 
-test('an MCP server shows in the side panel, its tools run in a turn, and the switch turns it off', async ({ page, myco, fake }) => {
-  myco.useModels(fake.url, { mcp_servers: { tools: { command: MCPTEST_BIN, allow: ['echo'] } } });
+test('an MCP server shows in the side panel, its tools run in a turn, and the switch turns it off', async ({ page, browser, myco, fake }) => {
+  myco.useModels(fake.url, {
+    mcp_servers: { tools: { command: MCPTEST_BIN, allow: ['echo'] }, broken: { command: '/nonexistent/mcp-server' } },
+  });
   const id = myco.writeSession({ title: 'MCP' });
   await myco.start();
   await openSession(page, myco, id);
@@ -21,6 +35,9 @@ test('an MCP server shows in the side panel, its tools run in a turn, and the sw
   await expect(server).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
   await expect(server.getByTestId('mcp-tools')).toContainText('echo');
   await expect(server.getByTestId('mcp-switch')).toBeChecked();
+  const broken = page.locator('[data-testid="mcp-server"][data-server="broken"]');
+  await expect(broken).toHaveAttribute('data-state', 'failed');
+  await expect(broken.getByTestId('mcp-reason')).toContainText('no such file');
 
   // Allowed in settings: it runs without asking.
   await send(page, '[[tool:mcp__tools__echo {"text":"from the tab"}]]');
@@ -56,4 +73,13 @@ test('an MCP server shows in the side panel, its tools run in a turn, and the sw
   await page.reload();
   await expect(server).toHaveAttribute('data-on', 'false');
   await expect(server.getByTestId('mcp-switch')).not.toBeChecked();
+
+  // No axe-core violation in the panel's states (in a context that lets
+  // axe's script in past the page's CSP, as a11y.spec.ts does).
+  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+  const checked = await ctx.newPage();
+  await openSession(checked, myco, id);
+  await expect(checked.locator('[data-testid="mcp-server"][data-server="broken"]')).toHaveAttribute('data-state', 'failed');
+  await axe(checked);
+  await ctx.close();
 });
