@@ -48,17 +48,27 @@ func (s *Server) startMCP() {
 		}
 		configs <- st.MCPServers
 	})
-	s.mcpConfigs = configs
+	s.mcpDone = make(chan struct{})
 	s.mcp.Configure(s.settings().MCPServers)
 	go func() {
-		for cfg := range configs {
-			s.mcp.Configure(cfg)
+		for {
+			select {
+			case cfg := <-configs:
+				s.mcp.Configure(cfg)
+			case <-s.mcpDone:
+				return
+			}
 		}
 	}()
 }
 
 // stopMCP stops the servers, at shutdown.
 func (s *Server) stopMCP() {
+	select {
+	case <-s.mcpDone: // a second Shutdown
+	default:
+		close(s.mcpDone)
+	}
 	s.mcp.Close()
 }
 

@@ -106,8 +106,8 @@ type Server struct {
 	sched     *schedule.Scheduler
 	runCtx    context.Context // Serve's: runs now end with it
 
-	mcp        *mcphost.Host // the profile's MCP servers (mcp.go)
-	mcpConfigs chan map[string]profiles.MCPServer
+	mcp     *mcphost.Host // the profile's MCP servers (mcp.go)
+	mcpDone chan struct{} // closed at shutdown: settings stop reaching mcp
 }
 
 // New builds the server for the listener's address. The Host check needs
