@@ -255,3 +255,15 @@ func TestMCPStopCancelsACall(t *testing.T) {
 	}
 	st.until("turn.end")
 }
+
+// Plan mode refuses an MCP tool its server does not mark read-only.
+func TestMCPPlanModeRefuses(t *testing.T) {
+	cs := mcpChatServer(t, 0)
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.do("PUT", "/api/sessions/"+s.ID+"/mode", strings.NewReader(`{"mode":"plan"}`)), http.StatusOK)
+	end := cs.mcpCall(st, s.ID, `[[tool:mcp__srv__echo {"text":"x"}]]`, "")
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "plan mode is on") {
+		t.Errorf("an MCP call in plan mode: %v", end)
+	}
+}
