@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-// Builds myco and the fake model server once; every test starts its own.
+// Builds myco, the fake model server and the test MCP server once; every test starts its own.
 // MYCO_E2E_RACE=1 builds myco with the race detector, to find a data race
 // only a real browser's traffic reaches (a failed test attaches myco's
 // stderr, where the race report goes). myco is built with the tag
@@ -11,7 +11,7 @@ import path from 'node:path';
 export default function globalSetup() {
   const root = path.resolve(__dirname, '..');
   const race = process.env.MYCO_E2E_RACE === '1' ? ['-race'] : [];
-  for (const [out, pkg] of [['myco', './cmd/myco'], ['fakellm', './e2e/fakellm/cmd/fakellm']]) {
+  for (const [out, pkg] of [['myco', './cmd/myco'], ['fakellm', './e2e/fakellm/cmd/fakellm'], ['mcptest', './e2e/mcptest/cmd/mcptest']]) {
     const flags = out === 'myco' ? [...race, '-tags', 'myco_e2e'] : [];
     execFileSync('go', ['build', ...flags, '-o', path.join(__dirname, '.bin', out), pkg], { cwd: root, stdio: 'inherit' });
   }

@@ -82,6 +82,9 @@ type Settings struct {
 	// WebFetch is the web_fetch tool's: the hosts it fetches without
 	// asking (webfetch.go).
 	WebFetch WebFetch `json:"web_fetch"`
+	// MCPServers are the MCP servers whose tools the agent may use, by
+	// name (settings_mcp.go).
+	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // Subagents are the limits of sub-agents: how deep they may nest (a

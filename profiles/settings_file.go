@@ -30,8 +30,9 @@ type fileSettings struct {
 	WebFetch struct {
 		AllowedHosts *[]string `json:"allowed_hosts"`
 	} `json:"web_fetch"`
-	MaxModelCalls *int         `json:"max_model_calls_per_turn"`
-	Budgets       *fileBudgets `json:"budgets"`
+	MaxModelCalls *int                 `json:"max_model_calls_per_turn"`
+	Budgets       *fileBudgets         `json:"budgets"`
+	MCPServers    map[string]MCPServer `json:"mcp_servers"`
 }
 
 type fileProvider struct {
@@ -107,6 +108,9 @@ func (f fileSettings) over(s Settings) Settings {
 	set(&s.Subagents.MaxDepth, f.Subagents.MaxDepth)
 	set(&s.Subagents.MaxRunning, f.Subagents.MaxRunning)
 	set(&s.WebFetch.AllowedHosts, f.WebFetch.AllowedHosts) // a list, replaced whole
+	if f.MCPServers != nil {
+		s.MCPServers = f.MCPServers
+	}
 	return s
 }
 

@@ -49,6 +49,7 @@ func (s Settings) Validate() error {
 		s.checkBudgets(),
 		s.checkSubagents(),
 		s.checkWebFetch(),
+		s.checkMCPServers(),
 	}
 	for _, err := range errs {
 		if err != nil {

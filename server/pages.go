@@ -210,6 +210,7 @@ func (s *Server) sessionPage(c echo.Context) error {
 		return err
 	}
 	opts := web.SessionViewOptions{Archived: archived, LockedBy: locked, Sidecars: s.sidecars(id), Profile: s.opts.Profile, Price: s.price, EventsSeq: seq, RecentLimit: web.PageRecentLimit}
+	opts.MCP = s.mcpPanel(doc, !archived && !doc.Archived && locked == nil)
 	st := s.settings()
 	limits := st.ModelLimits(doc.ModelOr(s.defaultModel()))
 	opts.Context = web.ContextInfo{Threshold: limits.CompactAt(), Window: limits.ContextWindow}

@@ -22,6 +22,7 @@ import (
 	"myco/profiles"
 	"myco/schedule"
 	"myco/server/live"
+	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/server/webfetch"
 	"myco/session"
@@ -112,6 +113,9 @@ type Server struct {
 	sched     *schedule.Scheduler
 	imports   importJobs      // imports from other agents (api_import.go)
 	runCtx    context.Context // Serve's: runs now end with it
+
+	mcp     *mcphost.Host // the profile's MCP servers (mcp.go)
+	mcpDone chan struct{} // closed at shutdown: settings stop reaching mcp
 }
 
 // New builds the server for the listener's address. The Host check needs
@@ -157,6 +161,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		seenPath = filepath.Join(opts.ProfileDir, seenFile)
 	}
 	s.seen = loadSeen(seenPath, opts.Now, opts.Logger)
+	s.startMCP()
 	s.live = live.NewManager(live.Options{
 		Store: opts.Sessions, Images: opts.Images, Models: opts.Models,
 		Events: hubPublisher{s.events}, Render: renderMessage,
@@ -178,6 +183,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		},
 		Snapshots: s.snaps,
 		Price:     s.price, // a budget charges what /usage shows
+		MCP:       s.mcp,
 	})
 	s.newScheduler()
 	s.echo = s.routes()
@@ -236,6 +242,7 @@ func (s *Server) Busy() bool { return s.live.Busy() }
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.waitScheduledRuns(ctx)
 	s.live.Close()
+	s.stopMCP()
 	s.events.close()
 	err := s.http.Shutdown(ctx)
 	s.seen.close() // after the tabs' streams: their last looks are in

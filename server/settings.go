@@ -104,6 +104,7 @@ func (s *Server) settingsView(st profiles.Settings) web.SettingsView {
 			Field: profiles.KeyPath("personalities", name), Name: name, Instructions: st.Personalities[name],
 		})
 	}
+	v.MCP = s.mcpSettingsViews(st) // settings_mcp.go
 	return v
 }
 
@@ -220,6 +221,7 @@ func fillForm(v *web.SettingsView, form url.Values) {
 	get("new_model.price.output", &v.NewModel.PriceOutput)
 	get("new_personality", &v.NewPersona.Name)
 	get("new_personality.instructions", &v.NewPersona.Instructions)
+	fillMCP(v, get) // settings_mcp.go
 }
 
 // saveKey stores or removes a provider's key in the profile, then reloads

@@ -63,6 +63,9 @@ func (e *settingsEdit) apply(doc profiles.SettingsDoc) error {
 	if err := e.models(doc); err != nil {
 		return err
 	}
+	if err := e.mcpServers(doc); err != nil { // settings_mcp.go
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Personalities)) {
 		e.text(doc, profiles.KeyPath("personalities", name), c.Personalities[name], "personalities", name)
 	}

@@ -66,6 +66,9 @@ type Document struct {
 	// Skills are the skills the live session last offered its agent, and
 	// the ones it found and could not (custom.go); replaced whole.
 	Skills []SkillRecord `json:"skills,omitempty"`
+	// MCPOff are the MCP servers the person turned off for this session
+	// (the side panel's switch): their tools are not offered to its agent.
+	MCPOff []string `json:"mcp_off,omitempty"`
 	// Queued are messages the person sent while a turn ran, saved until
 	// their own turn starts (then they move into the thread).
 	Queued []Queued `json:"queued,omitempty"`

@@ -93,6 +93,7 @@ type Header struct {
 	Instructions *[]Instruction `json:"instructions,omitzero"`
 	Skills       *[]SkillRecord `json:"skills,omitzero"`
 	Queued       *[]Queued      `json:"queued,omitzero"`
+	MCPOff       *[]string      `json:"mcp_off,omitzero"`
 	Notes        *[]Note        `json:"notes,omitzero"`
 	Spent        *Spent         `json:"spent,omitzero"`
 	UpdatedAt    *time.Time     `json:"updated_at,omitzero"`
@@ -129,6 +130,7 @@ func headerChange(a, b *Document) *Header {
 		func() { h.Skills = &b.Skills })
 	set(!slices.EqualFunc(a.Queued, b.Queued, sameQueued),
 		func() { h.Queued = &b.Queued })
+	set(!slices.Equal(a.MCPOff, b.MCPOff), func() { h.MCPOff = &b.MCPOff })
 	set(!slices.EqualFunc(a.Notes, b.Notes, sameNote), func() { h.Notes = &b.Notes })
 	set(!sameSpent(a.Spent, b.Spent) && b.Spent != nil, func() { h.Spent = b.Spent })
 	set(!a.UpdatedAt.Equal(b.UpdatedAt), func() { h.UpdatedAt = &b.UpdatedAt })
@@ -192,6 +194,9 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Queued != nil {
 		d.Queued = *h.Queued
+	}
+	if h.MCPOff != nil {
+		d.MCPOff = *h.MCPOff
 	}
 	if h.Notes != nil {
 		d.Notes = *h.Notes

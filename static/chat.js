@@ -26,6 +26,7 @@ import { initGoal, onGoal } from './goal.js';
 import { initUndo, markUndone } from './undo.js';
 import { clearPlanReady, initPlan, onMode, onPlanReady, setMode } from './plan.js';
 import { initPanel } from './panel.js';
+import { initMCP } from './mcp.js';
 import { initNotify } from './notify.js';
 import { initScroll, keepBottom } from './scroll.js';
 import { setModel } from './usage.js';
@@ -203,6 +204,7 @@ export function initChat(signal) {
   initScroll(signal);
   if (stream) listen(stream, signal);
   initPanel();
+  initMCP(signal);
   initNotify(!!stream, signal);
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

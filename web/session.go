@@ -46,6 +46,8 @@ type SessionViewOptions struct {
 	// CustomCommands are the custom commands of the session's folder,
 	// read as the page is rendered (custom.go).
 	CustomCommands []CustomCommandView
+	// MCP is the profile's MCP servers as this session uses them (mcp.go).
+	MCP MCPPanelView
 }
 
 // Lineage is what the listing knows of a session's relatives, which its
@@ -162,6 +164,8 @@ type SessionView struct {
 	Status StatusView
 	// EventsSeq: see SessionViewOptions.
 	EventsSeq int64
+	// MCP: see SessionViewOptions.
+	MCP MCPPanelView
 }
 
 // PanelView is what the side panel shows that can change while the page is
@@ -459,6 +463,7 @@ func NewSessionView(doc *session.Document, opts SessionViewOptions) SessionView 
 		Mode:           doc.Mode,
 		Todo:           doc.Todo,
 		Instructions:   instructionViews(doc),
+		MCP:            opts.MCP,
 		Skills:         skillViews(doc),
 		CustomCommands: opts.CustomCommands,
 		Status:         opts.Status,

@@ -40,6 +40,9 @@ type SettingsView struct {
 	Personalities            []PersonaView
 	NewPersona               PersonaView
 	Budgets                  BudgetSettingsView
+	// MCP are the MCP servers, each as its JSON in the file (settings_mcp.go).
+	MCP    []MCPSettingView
+	NewMCP MCPSettingView
 }
 
 // BudgetSettingsView is the form's budgets and turn guard, each as the

@@ -54,6 +54,7 @@ Usage:
   myco sessions compact ID [--focus TEXT]               compact a session now: a summary and recent context in a new thread
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
+  myco mcp                                              serve the profile's sessions over stdio as an MCP server (list, search, read, send a note)
   myco run [--session ID | --fork-from ID [--keep-turns N]] [--model M] [-n NAME] [--json] [--allow bash,edit] [PROMPT]
                                                         run one turn headless (PROMPT or standard input), in a new session unless
                                                         --session or --fork-from says otherwise: the answer on stdout, tool
@@ -106,6 +107,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return snapshotsCommand(ctx, e, *profile, rest[1:])
 	case "send":
 		return sendCommand(ctx, e, *profile, rest[1:])
+	case "mcp":
+		return mcpCommand(ctx, e, *profile, rest[1:])
 	case "run":
 		return runCommand(ctx, e, *profile, rest[1:])
 	case "schedule":

@@ -20,7 +20,7 @@ const module = "myco"
 var app = []layer{
 	{"no domain", []string{"internal/..."}},
 	{"domain and assets", []string{"session", "profiles", "schedule", "snapshot", "server/event", "static"}},
-	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "server/webfetch", "session/hostile", "server/custom"}},
+	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "server/webfetch", "server/mcphost", "session/hostile", "server/custom"}},
 	{"turn engine and views", []string{"server/live", "web"}},
 	{"exports, imports and generators", []string{"export", "importer", "web/chromacss"}},
 	{"HTTP", []string{"server"}},
@@ -31,8 +31,8 @@ var app = []layer{
 // import only each other, and no package of the app imports one of them
 // (the app's tests may: e2e/fakellm is the fake model they talk to).
 var e2e = []layer{
-	{"fakes and harness", []string{"e2e/fakellm", "e2e/internal/mycotest"}},
-	{"e2e tests and tools", []string{"e2e/crash", "e2e/load", "e2e/load/floor", "e2e/fakellm/cmd/fakellm"}},
+	{"fakes and harness", []string{"e2e/fakellm", "e2e/internal/mycotest", "e2e/mcptest"}},
+	{"e2e tests and tools", []string{"e2e/crash", "e2e/load", "e2e/load/floor", "e2e/fakellm/cmd/fakellm", "e2e/mcptest/cmd/mcptest"}},
 }
 
 // never lists what a package must not import whatever its layer: the

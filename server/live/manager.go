@@ -15,6 +15,7 @@ import (
 	"myco/server/custom"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/server/webfetch"
 	"myco/session"
@@ -143,6 +144,9 @@ type Options struct {
 	IdleClose time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// MCP holds the profile's MCP servers, whose tools sessions offer
+	// (mcp.go); nil: none.
+	MCP *mcphost.Host
 	// Price is what usage of a model ("provider/model-id") costs, and
 	// false when its price is unknown: the pages' rule (server.price), so
 	// a budget and /usage agree. nil: the settings' prices of plain input

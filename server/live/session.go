@@ -16,6 +16,7 @@ import (
 	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/session"
 )
@@ -109,6 +110,9 @@ type Session struct {
 	// skills are the skills offered in the skill tool's description
 	// (custom.go): set like instr, for the same reason.
 	skills atomic.Pointer[skillSet]
+	// mcpFixed are the MCP servers' tools this session offers, fixed
+	// when its first request is built (mcp.go); nil until then.
+	mcpFixed atomic.Pointer[[]mcphost.Tool]
 }
 
 type approval struct {

@@ -47,7 +47,7 @@ func (s *Session) toolDefs() []llm.Tool {
 	if t, ok := s.skillToolDef(); ok { // custom.go: fixed when the session opens
 		defs = append(defs, t)
 	}
-	return defs
+	return append(defs, s.mcpToolDefs()...) // mcp.go
 }
 
 // toolOutcome is the recorded result of one tool call.
@@ -161,6 +161,10 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 	case webFetchTool:
 		out = s.runWebFetch(ctx, use) // webfetch.go
 	default:
+		if isMCPTool(use.Name) {
+			out = s.runMCP(ctx, use) // mcp.go
+			break
+		}
 		out = toolOutcome{output: fmt.Sprintf("Unknown tool %q.", use.Name), isError: true}
 	}
 	out.took = time.Since(start)

@@ -1,0 +1,269 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"myco/e2e/mcptest"
+	"myco/profiles"
+	"myco/session"
+)
+
+var (
+	mcptestOnce sync.Once
+	mcptestPath string
+	mcptestErr  error
+)
+
+// mcptestBinary builds the test MCP server (e2e/mcptest) once per run.
+func mcptestBinary(t *testing.T) string {
+	t.Helper()
+	mcptestOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "myco-mcptest")
+		if err != nil {
+			mcptestErr = err
+			return
+		}
+		mcptestPath = filepath.Join(dir, "mcptest")
+		out, err := exec.Command("go", "build", "-o", mcptestPath, "myco/e2e/mcptest/cmd/mcptest").CombinedOutput()
+		if err != nil {
+			mcptestErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if mcptestErr != nil {
+		t.Fatal(mcptestErr)
+	}
+	return mcptestPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return "build mcptest: " + e.err.Error() + "\n" + e.out }
+
+// httpMCP serves mcptest over Streamable HTTP.
+func httpMCP(t *testing.T) string {
+	t.Helper()
+	srv := mcptest.NewServer("web")
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// mcpChatServer is a chat server with mcptest over stdio (srv, its tools
+// allowed without asking) and over HTTP (web, asking).
+func mcpChatServer(t *testing.T, timeoutS int) *chatServer {
+	t.Helper()
+	bin, url := mcptestBinary(t), httpMCP(t)
+	return newChatServer(t, "anthropic", func(s *profiles.Settings) {
+		s.MCPServers = map[string]profiles.MCPServer{
+			"srv": {Command: bin, Allow: []string{"*"}, TimeoutS: timeoutS},
+			"web": {URL: url},
+		}
+	})
+}
+
+// mcpCall sends text, which makes the model call one tool, and returns
+// the tool.end event's data after waiting for the turn's end.
+func (cs *chatServer) mcpCall(st *stream, id, text string, approve string) map[string]any {
+	cs.t.Helper()
+	wantStatus(cs.t, cs.send(id, text), http.StatusAccepted)
+	if approve != "" {
+		evs := st.until("tool.approval")
+		ap := data(cs.t.(*testing.T), evs[len(evs)-1])
+		wantStatus(cs.t, cs.do("POST", "/api/sessions/"+id+"/approvals/"+ap["tool_use_id"].(string), strings.NewReader(`{"decision":"`+approve+`"}`)), 200)
+	}
+	evs := st.until("tool.end")
+	end := data(cs.t.(*testing.T), evs[len(evs)-1])
+	for _, ev := range st.until("turn.end") {
+		if ev.name == "turn.error" {
+			cs.t.Fatalf("turn failed: %s", ev.data)
+		}
+	}
+	return end
+}
+
+// The model calls MCP tools over stdio and HTTP through real turns; the
+// tools block is the same bytes in every request; an image is kept in the
+// image store.
+func TestMCPToolsInTurns(t *testing.T) {
+	cs := mcpChatServer(t, 0)
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+
+	end := cs.mcpCall(st, s.ID, `[[tool:mcp__srv__echo {"text":"hello"}]]`, "")
+	if end["output"] != "echo: hello" || end["is_error"] != false {
+		t.Errorf("stdio call: %v", end)
+	}
+	end = cs.mcpCall(st, s.ID, `[[tool:mcp__web__echo {"text":"over http"}]]`, "once")
+	if end["output"] != "echo: over http" {
+		t.Errorf("http call: %v", end)
+	}
+	end = cs.mcpCall(st, s.ID, `[[tool:mcp__srv__image {}]]`, "")
+	if !strings.Contains(end["html"].(string), "[image sha256:") {
+		t.Errorf("the image result's card names no image (as read_file's does): %v", end["html"])
+	}
+
+	reqs := cs.fake.Requests()
+	if len(reqs) < 6 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	first := wireOf(t, reqs[0]).tools
+	for _, want := range []string{`"name":"mcp__srv__echo"`, `"name":"mcp__web__echo"`, "Echo the text back.", `"text"`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the tools block lacks %s: %s", want, first)
+		}
+	}
+	for i, r := range reqs[1:] {
+		if got := wireOf(t, r).tools; got != first {
+			t.Fatalf("request %d changed the tools block:\n%s\n%s", i+1, first, got)
+		}
+	}
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasImageResult(doc) {
+		t.Error("the image tool's result holds no image block")
+	}
+}
+
+func hasImageResult(doc *session.Document) bool {
+	for _, m := range doc.Threads[len(doc.Threads)-1].Messages {
+		for _, b := range m.Content {
+			if b.Type == session.BlockToolResult && strings.Contains(string(b.Content), `"sha256"`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A server that hangs costs its call the timeout, not the turn; one that
+// crashes fails its call and comes back.
+func TestMCPHangAndCrashInTurns(t *testing.T) {
+	cs := mcpChatServer(t, 1)
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	end := cs.mcpCall(st, s.ID, `[[tool:mcp__srv__hang {}]]`, "")
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "timed out after 1s") {
+		t.Errorf("hung call: %v", end)
+	}
+	end = cs.mcpCall(st, s.ID, `[[tool:mcp__srv__crash {}]]`, "")
+	if end["is_error"] != true {
+		t.Errorf("crashing call: %v", end)
+	}
+	// Reconnected after its backoff: connected, and the failed calls
+	// forgotten.
+	st.untilPanel(t, func(html string) bool {
+		return strings.Contains(html, `data-server="srv" data-state="connected"`) && !strings.Contains(html, "Last call:")
+	})
+	if end := cs.mcpCall(st, s.ID, `[[tool:mcp__srv__echo {"text":"back"}]]`, ""); end["output"] != "echo: back" {
+		t.Errorf("after the crash: %v", end)
+	}
+}
+
+// untilPanel waits for a panel event whose MCP part is as ok wants.
+func (st *stream) untilPanel(t *testing.T, ok func(html string) bool) {
+	t.Helper()
+	for {
+		evs := st.until("panel")
+		var p struct{ HTML string }
+		if err := json.Unmarshal([]byte(evs[len(evs)-1].data), &p); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.HTML, `data-panel-part="mcp"`) && ok(p.HTML) {
+			return
+		}
+	}
+}
+
+// The panel's switch takes a server's tools out of the session's block
+// (the person's act), is kept in the document, and refuses a call.
+func TestMCPSwitch(t *testing.T) {
+	cs := mcpChatServer(t, 0)
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	cs.mcpCall(st, s.ID, `[[tool:mcp__srv__echo {"text":"one"}]]`, "")
+
+	resp := cs.do("POST", "/api/sessions/"+s.ID+"/mcp", strings.NewReader(`{"server":"web","on":false}`))
+	wantStatus(t, resp, http.StatusOK)
+	var ans struct {
+		Servers []struct {
+			Name  string   `json:"name"`
+			State string   `json:"state"`
+			On    *bool    `json:"on"`
+			Tools []string `json:"tools"`
+		} `json:"servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Servers) != 2 || ans.Servers[1].Name != "web" || *ans.Servers[1].On || len(ans.Servers[0].Tools) == 0 {
+		t.Errorf("switch answered %+v", ans)
+	}
+	st.untilPanel(t, func(html string) bool {
+		return strings.Contains(html, `data-server="web" data-state="connected" data-on="false"`)
+	})
+	end := cs.mcpCall(st, s.ID, `[[tool:mcp__web__echo {"text":"two"}]]`, "")
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "turned MCP server web off") {
+		t.Errorf("call of a server turned off: %v", end)
+	}
+	reqs := cs.fake.Requests()
+	last := wireOf(t, reqs[len(reqs)-1]).tools
+	if strings.Contains(last, "mcp__web__") || !strings.Contains(last, "mcp__srv__echo") {
+		t.Errorf("tools after the switch: %s", last)
+	}
+	doc, err := cs.sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(doc.MCPOff, ",") != "web" {
+		t.Errorf("mcp_off = %v", doc.MCPOff)
+	}
+	for _, bad := range []string{`{"server":"nope","on":false}`, `{"server":"web"}`, `{`} {
+		if resp := cs.do("POST", "/api/sessions/"+s.ID+"/mcp", strings.NewReader(bad)); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: status %d", bad, resp.StatusCode)
+		}
+	}
+}
+
+// A stop of the turn cancels a call that would otherwise wait out the
+// server's timeout.
+func TestMCPStopCancelsACall(t *testing.T) {
+	cs := mcpChatServer(t, 0) // 60 s: the stop, not the timeout, ends it
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:mcp__srv__hang {}]]`), http.StatusAccepted)
+	st.until("tool.start")
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/stop", nil), http.StatusOK)
+	evs := st.until("tool.end")
+	end := data(t, evs[len(evs)-1])
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "stopped the turn") {
+		t.Errorf("stopped call: %v", end)
+	}
+	st.until("turn.end")
+}
+
+// Plan mode refuses an MCP tool its server does not mark read-only.
+func TestMCPPlanModeRefuses(t *testing.T) {
+	cs := mcpChatServer(t, 0)
+	s := cs.create("mcp")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.do("PUT", "/api/sessions/"+s.ID+"/mode", strings.NewReader(`{"mode":"plan"}`)), http.StatusOK)
+	end := cs.mcpCall(st, s.ID, `[[tool:mcp__srv__echo {"text":"x"}]]`, "")
+	if end["is_error"] != true || !strings.Contains(end["output"].(string), "plan mode is on") {
+		t.Errorf("an MCP call in plan mode: %v", end)
+	}
+}
