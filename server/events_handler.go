@@ -30,6 +30,7 @@ const (
 func (s *Server) snapshot(id string) (event.Snapshot, error) {
 	if ls, ok := s.live.Get(id); ok {
 		snap := ls.Snapshot()
+		snap.MCPHTML = s.mcpPanelHTML(&session.Document{ID: id, MCPOff: ls.MCPOff()})
 		s.told.set(id, watched{title: snap.Title, status: statusIdle})
 		return snap, nil
 	}

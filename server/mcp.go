@@ -91,6 +91,20 @@ func (s *Server) publishMCPPanels() {
 	}
 }
 
+// mcpPanelHTML is the MCP part of a live session's panel, for its
+// snapshot; "" when no server is configured.
+func (s *Server) mcpPanelHTML(doc *session.Document) string {
+	if s.mcp == nil || len(s.mcp.Statuses()) == 0 {
+		return ""
+	}
+	html, err := web.RenderMCPPanel(s.mcpPanel(doc, true))
+	if err != nil {
+		s.log.Warn("render mcp panel failed", "session", doc.ID, "err", err)
+		return ""
+	}
+	return html
+}
+
 func (s *Server) publishMCPPanel(id string) {
 	doc, err := s.opts.Sessions.Load(id)
 	if err != nil {

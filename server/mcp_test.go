@@ -232,6 +232,17 @@ func TestMCPSwitch(t *testing.T) {
 	if strings.Join(doc.MCPOff, ",") != "web" {
 		t.Errorf("mcp_off = %v", doc.MCPOff)
 	}
+	// A tab that connects now hears the servers as they are in its
+	// snapshot: a state that changed before its stream opened reached no
+	// panel event of its.
+	resp = cs.do("GET", "/api/sessions/"+s.ID+"/events", nil)
+	wantStatus(t, resp, http.StatusOK)
+	evs := make(chan sseEvent, 64)
+	go readEvents(t, resp.Body, evs)
+	snap := data(t, nextEvent(t, evs, "snapshot"))
+	if html, _ := snap["mcp_html"].(string); !strings.Contains(html, `data-server="web" data-state="connected" data-on="false"`) {
+		t.Errorf("snapshot's mcp_html: %q", html)
+	}
 	for _, bad := range []string{`{"server":"nope","on":false}`, `{"server":"web"}`, `{`} {
 		if resp := cs.do("POST", "/api/sessions/"+s.ID+"/mcp", strings.NewReader(bad)); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: status %d", bad, resp.StatusCode)

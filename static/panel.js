@@ -20,6 +20,11 @@ export function initPanel() {
   on(EV.panel, (d) => {
     if (d && typeof d.html === 'string') swap(d.html);
   });
+  // The MCP servers as they are when the stream (re)connects: a state
+  // that changed before it did reached no panel event of this tab.
+  on(EV.snapshot, (d) => {
+    if (d && typeof d.mcp_html === 'string' && d.mcp_html) swap(d.mcp_html);
+  });
 }
 
 // held are the parts an event brought that could not go in yet, by name.

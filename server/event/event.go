@@ -83,6 +83,10 @@ type Snapshot struct {
 	// Subagents are the sub-agents the running turn's task calls started
 	// that still run, as their last subagent event said.
 	Subagents []Subagent `json:"subagents,omitempty"`
+	// MCPHTML is the side panel's MCP servers as they are now, for a tab
+	// whose page was rendered before a server's state changed and before
+	// its stream could hear of it (a panel event's html, its one part).
+	MCPHTML string `json:"mcp_html,omitempty"`
 }
 
 // RunningTool is a tool call or a person's !command still running when a

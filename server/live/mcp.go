@@ -80,6 +80,9 @@ func mcpDescription(t mcphost.Tool) string {
 	return fmt.Sprintf("[MCP server %s, tool %s] %s", t.Server, t.Tool, d)
 }
 
+// MCPOff are the MCP servers the person turned off for this session.
+func (s *Session) MCPOff() []string { return s.mcpOff() }
+
 func (s *Session) mcpOff() []string {
 	var off []string
 	s.w.View(func(d *session.Document) { off = slices.Clone(d.MCPOff) })
