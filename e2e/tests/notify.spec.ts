@@ -35,6 +35,24 @@ const hooks = () => {
 const notifications = (page: Page) => page.evaluate(() => (window as any).__notifications as { title: string; body: string; tag: string }[]);
 const setVisible = (page: Page, v: boolean) => page.evaluate((v) => (window as any).__setVisible(v), v);
 
+// turnRunner sends a message and waits for its answer, the page's clock
+// moved on by ranFor ms while it streams: the turn "ran" that long.
+const turnRunner = (page: Page) => async (text: string, ranFor: number) => {
+  const input = page.getByTestId('composer-input');
+  const answers = page.locator('[data-testid="message"][data-role="assistant"]:not([data-streaming])');
+  const before = await answers.count();
+  await input.fill(text);
+  await input.press('Enter');
+  // A short turn may end before a check could see it stream: only a
+  // long one is caught mid-way, to move the clock on.
+  if (ranFor) {
+    await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(1);
+    await page.evaluate((ms) => (window as any).__advance(ms), ranFor);
+  }
+  await expect(answers).toHaveCount(before + 1);
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
+};
+
 test('an approval waiting in a hidden tab notifies, and marks the title until the tab is seen', async ({ page, myco, fake }) => {
   myco.useModels(fake.url);
   const id = myco.writeSession({ title: 'Deploy', model: 'anthropic/fake-model' });
@@ -76,21 +94,7 @@ test('a long turn that ends in a hidden tab notifies; a short one, or one in vie
   await page.addInitScript(hooks);
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
-  const input = page.getByTestId('composer-input');
-  const answers = page.locator('[data-testid="message"][data-role="assistant"]:not([data-streaming])');
-  const turn = async (text: string, ranFor: number) => {
-    const before = await answers.count();
-    await input.fill(text);
-    await input.press('Enter');
-    // A short turn may end before a check could see it stream: only a
-    // long one is caught mid-way, to move the clock on.
-    if (ranFor) {
-      await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(1);
-      await page.evaluate((ms) => (window as any).__advance(ms), ranFor);
-    }
-    await expect(answers).toHaveCount(before + 1);
-    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
-  };
+  const turn = turnRunner(page);
 
   // In view: nothing, however long.
   await turn('[[text:30]] [[delay:100ms]]', 12_000);
@@ -195,17 +199,8 @@ test('notify_after and approvals-only decide what a hidden tab is told', async (
   await page.goto(myco.link(`/s/${id}`));
   await expect(page.locator('body')).toHaveAttribute('data-notify-after', '30');
   await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const turn = turnRunner(page);
   const input = page.getByTestId('composer-input');
-  const answers = page.locator('[data-testid="message"][data-role="assistant"]:not([data-streaming])');
-  const turn = async (text: string, ranFor: number) => {
-    const before = await answers.count();
-    await input.fill(text);
-    await input.press('Enter');
-    await expect(page.locator('[data-testid="message"][data-streaming]')).toHaveCount(1);
-    await page.evaluate((ms) => (window as any).__advance(ms), ranFor);
-    await expect(answers).toHaveCount(before + 1);
-    await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false');
-  };
   await setVisible(page, false);
   await turn('[[text:30]] [[delay:100ms]]', 12_000); // over the default 10 s, under 30
   expect(await notifications(page)).toEqual([]);
