@@ -125,9 +125,12 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		Think:       parent.Think,
 		Personality: parent.Personality,
 		Mode:        parent.Mode,
-		Notes:       deliveredIn(parent.Notes, kept),
-		CacheKey:    parent.PromptCacheKey(),
-		Threads:     threads,
+		// The MCP servers the person turned off stay off: the fork's
+		// first request offers the parent's tools.
+		MCPOff:   slices.Clone(parent.MCPOff),
+		Notes:    deliveredIn(parent.Notes, kept),
+		CacheKey: parent.PromptCacheKey(),
+		Threads:  threads,
 	}
 	if len(kept) > 0 {
 		fork.Parent.Message = kept[len(kept)-1].ID

@@ -37,6 +37,7 @@ func TestFork(t *testing.T) {
 			parent.Links = []session.Link{{URL: "https://example.com"}}
 			parent.Think, parent.Personality, parent.Mode = "high", "terse", "plan"
 			parent.Todo = []session.TodoItem{{Text: "Read the code", State: "done"}}
+			parent.MCPOff = []string{"web"}
 			if err := s.Save(parent); err != nil {
 				t.Fatal(err)
 			}
@@ -73,6 +74,9 @@ func TestFork(t *testing.T) {
 			}
 			if loaded.Think != "high" || loaded.Personality != "terse" || loaded.Mode != "plan" {
 				t.Errorf("fork think %q personality %q mode %q, want the parent's high, terse and plan", loaded.Think, loaded.Personality, loaded.Mode)
+			}
+			if len(loaded.MCPOff) != 1 || loaded.MCPOff[0] != "web" {
+				t.Errorf("fork mcp_off %v, want the parent's [web]", loaded.MCPOff)
 			}
 			// The checklist goes only with the whole conversation.
 			if head := tt.want == 12; (len(loaded.Todo) == 1) != head {

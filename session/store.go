@@ -179,6 +179,9 @@ type NewSession struct {
 	// plans too).
 	Parent *Parent
 	Mode   string
+	// MCPOff are the MCP servers turned off for it (a sub-agent's are its
+	// parent's).
+	MCPOff []string
 	// Name is checked by the caller (ValidateName), which also takes it
 	// from any other session that holds it.
 	Name string
@@ -194,7 +197,7 @@ func (s *Store) Create(n NewSession) (*Document, error) {
 	now := s.now().UTC()
 	doc := &Document{
 		Schema: Schema, ID: id.String(), Title: n.Title, Name: n.Name, Model: n.Model, Cwd: n.Cwd,
-		Parent: n.Parent, Mode: n.Mode,
+		Parent: n.Parent, Mode: n.Mode, MCPOff: slices.Clone(n.MCPOff),
 		CreatedAt: now, UpdatedAt: now,
 		Threads: []Thread{{CreatedAt: now, Messages: []Message{}}},
 	}

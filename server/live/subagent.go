@@ -205,9 +205,10 @@ func (s *Session) createChild(call, title, model string, fork bool) (*session.Do
 	store := s.m.opts.Store
 	var (
 		parentTitle, cwd, mode, parentModel, at string
+		mcpOff                                  []string
 	)
 	s.w.View(func(d *session.Document) {
-		parentTitle, cwd, mode, parentModel = d.Title, d.Cwd, d.Mode, d.Model
+		parentTitle, cwd, mode, parentModel, mcpOff = d.Title, d.Cwd, d.Mode, d.Model, slices.Clone(d.MCPOff)
 		msgs := d.Threads[len(d.Threads)-1].Messages
 		for i := len(msgs) - 1; i >= 0 && at == ""; i-- {
 			for _, b := range msgs[i].Content {
@@ -240,7 +241,7 @@ func (s *Session) createChild(call, title, model string, fork bool) (*session.Do
 		cwd = s.m.opts.DefaultCwd
 	}
 	return store.Create(session.NewSession{
-		Title: title, Model: model, Cwd: cwd, Mode: mode,
+		Title: title, Model: model, Cwd: cwd, Mode: mode, MCPOff: mcpOff,
 		Parent: &session.Parent{Session: s.id, Title: parentTitle, Kind: session.ParentSubagent, Call: call},
 	})
 }
