@@ -8,6 +8,7 @@
 //   [data-composer-form]  [data-stop]
 //   [data-action="retry"]                  a failed answer's retry button
 
+import { onHistoryKey, resetHistory } from './history.js';
 import { APIError, api } from './http.js';
 import { showError } from './alerts.js';
 import { isTyping } from './dom.js';
@@ -133,6 +134,10 @@ function onInputKey(e) {
     e.stopPropagation();
     return;
   }
+  if (onHistoryKey(e)) { // ↑ ↓ in an empty composer (history.js)
+    e.preventDefault();
+    return;
+  }
   if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
     e.preventDefault();
     submit();
@@ -173,6 +178,7 @@ export function initComposer(root, signal) {
   });
   initCommands(root, signal);
   initQueued();
+  resetHistory(input);
   restoreDraft();
   autosize();
 
