@@ -209,14 +209,32 @@ const commandActions = {
     clearComposer();
     openSession(id);
   },
+  // /title alone says the title; /title TEXT renames.
   title: async (arg) => {
-    if (!arg) throw new Error('give the new title: /title Some title');
+    if (!arg) {
+      const h1 = document.getElementById('session-title');
+      const t = h1?.textContent?.trim() || '';
+      note(t && t !== h1?.dataset.untitled ? `The title is “${t}”. /title TEXT renames it.` : 'This session has no title yet. /title TEXT names it.');
+      return;
+    }
     const h = await patchSession({ title: arg });
     setTitle(typeof h?.title === 'string' ? h.title : arg);
   },
   model: async (arg) => {
     if (arg) await chooseModel(arg);
     else await listModels();
+  },
+  // /export [md|json|html]: the file downloads, as the panel's links do.
+  export: (arg) => {
+    const format = (arg || 'md').toLowerCase();
+    if (!['md', 'json', 'html'].includes(format)) throw new Error('/export takes md, json or html (md when none)');
+    const a = document.createElement('a');
+    a.href = `${urls.session}/export?format=${format}`;
+    a.download = '';
+    a.hidden = true;
+    document.body.append(a);
+    a.click();
+    a.remove();
   },
   // The fork opens in this tab (runCommand then empties the composer).
   fork: () => forkAndOpen({}),

@@ -70,7 +70,7 @@ var Commands = []Command{
 	{Name: "retry", Help: "Run the last message again"},
 	{Name: "new", Help: "Start a new session in this tab"},
 	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it; @last is the most recently active one other than this"},
-	{Name: "title", Args: "TEXT", Help: "Rename this session"},
+	{Name: "title", Args: "[TEXT]", Help: "Rename this session; alone, say its title"},
 	{Name: "model", Args: "[NAME]", Help: "Switch the model; without a name, list the models"},
 	{Name: "compact", Args: "[TEXT]", Help: "Summarise this thread into a new one now (the old one is kept); TEXT says what the summary must keep"},
 	{Name: "fork", Help: "Fork this session: a new session with the whole conversation, opened here"},
@@ -89,6 +89,7 @@ var Commands = []Command{
 	{Name: "redo", Help: "Bring back the turn /undo took back"},
 	{Name: "diff", Args: "[last|PATH]", Help: "What changed in the folder since the session's first turn (last: since the latest turn; PATH: one file or folder)"},
 	{Name: "init", Args: "[reload]", Help: "Have the agent explore the project and write an AGENTS.md for it (you approve the file). /init reload reads the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md, the project's memory) and the skills: the next request carries what they say now"},
+	{Name: "export", Args: "[md|json|html]", Help: "Download this session as Markdown (the default), its JSON document, or one HTML page"},
 	{Name: "commands", Help: "List the custom commands (.myco/commands, .claude/commands, ~/.config/myco/commands, …) and where each came from"},
 	{Name: "help", Help: "Show this list"},
 }

@@ -38,3 +38,20 @@ test('↑ and ↓ walk the messages sent in this session', async ({ page, myco, 
   await input.press('ArrowUp');
   await expect(input).toHaveValue('typed');
 });
+
+// /title alone says the title; /export [md|json|html] downloads the
+// session from the composer, as the panel's links do (issue 24).
+test('/title alone says the title, and /export downloads the session', async ({ page, myco }) => {
+  const id = myco.writeSession({ title: 'Exported' });
+  await myco.start();
+  await openSession(page, myco, id);
+  await send(page, '/title');
+  await expect(page.locator('[data-composer-note]')).toContainText('The title is “Exported”');
+  const download = page.waitForEvent('download');
+  await send(page, '/export json');
+  const file = await (await download).path();
+  const doc = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+  expect(doc.id).toBe(id);
+  await send(page, '/export pdf');
+  await expect(page.getByTestId('error-toast')).toContainText('md, json or html');
+});
