@@ -4,7 +4,7 @@
 // (PUT, with the sha256 it was read with, so a fact saved meanwhile is
 // not overwritten) and the server reloads the session's instructions.
 //
-//   [data-testid="memory"][data-url]
+//   [data-testid="memory"][data-memory-url]
 //     [data-memory-open]  [data-memory-form] > [data-memory-path], textarea,
 //     [data-memory-cancel]
 import { APIError, api } from './http.js';
@@ -54,7 +54,7 @@ async function toggle(box) {
   const button = box.querySelector('[data-memory-open]');
   button.disabled = true;
   try {
-    const m = await api('GET', box.dataset.url);
+    const m = await api('GET', box.dataset.memoryUrl);
     box.querySelector('[data-memory-path]').textContent = typeof m?.path === 'string' ? m.path : '.myco/memory.md';
     const area = form.querySelector('textarea');
     area.value = typeof m?.text === 'string' ? m.text : '';
@@ -87,7 +87,7 @@ async function save(box) {
   const button = form.querySelector('[type="submit"]');
   button.disabled = true;
   try {
-    const m = await api('PUT', box.dataset.url, { text: area.value, base_sha256: bases.get(box) || '' });
+    const m = await api('PUT', box.dataset.memoryUrl, { text: area.value, base_sha256: bases.get(box) || '' });
     bases.set(box, typeof m?.sha256 === 'string' ? m.sha256 : '');
     close(box);
   } catch (err) {

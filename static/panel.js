@@ -76,8 +76,10 @@ async function patch(url, change) {
   }
 }
 
+// patchURL is where links and the scratchpad are saved: the link form's
+// (or the scratchpad's) data-url, not any part's.
 function patchURL() {
-  return /** @type {HTMLElement | null} */ (document.querySelector('[data-panel-part] [data-url]'))?.dataset.url || '';
+  return /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="link-add"][data-url], [data-testid="scratchpad"][data-url]'))?.dataset.url || '';
 }
 
 function onClick(e) {
