@@ -70,7 +70,7 @@ var Commands = []Command{
 	{Name: "retry", Help: "Run the last message again"},
 	{Name: "new", Help: "Start a new session in this tab"},
 	{Name: "resume", Args: "ID", Help: "Open a session by its ID, or the start of it; @last is the most recently active one other than this"},
-	{Name: "title", Args: "[TEXT]", Help: "Rename this session; alone, say its title"},
+	{Name: "title", Args: "TEXT", Help: "Rename this session (alone, /title says the title)"},
 	{Name: "model", Args: "[NAME]", Help: "Switch the model; without a name, list the models"},
 	{Name: "compact", Args: "[TEXT]", Help: "Summarise this thread into a new one now (the old one is kept); TEXT says what the summary must keep"},
 	{Name: "fork", Help: "Fork this session: a new session with the whole conversation, opened here"},

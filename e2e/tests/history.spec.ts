@@ -45,7 +45,11 @@ test('/title alone says the title, and /export downloads the session', async ({ 
   const id = myco.writeSession({ title: 'Exported' });
   await myco.start();
   await openSession(page, myco, id);
+  // /title takes TEXT: the first Enter completes it, the second runs it
+  // as it is.
   await send(page, '/title');
+  await expect(page.getByTestId('composer-input')).toHaveValue('/title ');
+  await page.getByTestId('composer-input').press('Enter');
   await expect(page.locator('[data-composer-note]')).toContainText('The title is “Exported”');
   const download = page.waitForEvent('download');
   await send(page, '/export json');
