@@ -42,6 +42,14 @@ function swap(html) {
   applyHeld();
 }
 
+/** sameControl is the element of part that stands where old did.
+ * @param {HTMLElement} part @param {HTMLElement} old
+ * @returns {HTMLElement | null} */
+function sameControl(part, old) {
+  const key = old.dataset.testid ? `[data-testid="${CSS.escape(old.dataset.testid)}"]` : old.id ? `#${CSS.escape(old.id)}` : '';
+  return key ? part.querySelector(key) : null;
+}
+
 function applyHeld() {
   const active = document.activeElement;
   for (const [name, part] of held) {
@@ -50,11 +58,9 @@ function applyHeld() {
     if (old && ((within && active?.matches('textarea, input, select')) || memoryOpen(old))) continue;
     held.delete(name);
     old?.replaceWith(part);
-    // A button that had the focus (the memory editor's, after Save) has
-    // it again in the new part.
-    if (within && active instanceof HTMLElement && active.hasAttribute('data-memory-open')) {
-      /** @type {HTMLElement | null} */ (part.querySelector('[data-memory-open]'))?.focus();
-    }
+    // A control that had the focus (the memory editor's button, after
+    // Save) has it again in the new part, found by its test id or id.
+    if (within && active instanceof HTMLElement) sameControl(part, active)?.focus();
   }
 }
 

@@ -1643,7 +1643,7 @@ func memoryEditor(p PanelView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 123, "\"><button type=\"button\" data-memory-open aria-expanded=\"false\">Edit project memory</button><form class=\"memory-form\" data-memory-form hidden><label for=\"memory-text\"><code data-memory-path></code> <span class=\"hint\">Read by every new session of this project; saving reloads this session's instructions.</span></label> <textarea id=\"memory-text\" rows=\"8\" data-testid=\"memory-text\" spellcheck=\"false\"></textarea><div class=\"memory-actions\"><button type=\"submit\" class=\"primary\" data-testid=\"memory-save\">Save</button> <button type=\"button\" data-memory-cancel>Cancel</button></div></form></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 123, "\"><button type=\"button\" data-memory-open data-testid=\"memory-open\" aria-expanded=\"false\">Edit project memory</button><form class=\"memory-form\" data-memory-form hidden><label for=\"memory-text\"><code data-memory-path></code> <span class=\"hint\">Read by every new session of this project; saving reloads this session's instructions.</span></label> <textarea id=\"memory-text\" rows=\"8\" data-testid=\"memory-text\" spellcheck=\"false\"></textarea><div class=\"memory-actions\"><button type=\"submit\" class=\"primary\" data-testid=\"memory-save\">Save</button> <button type=\"button\" data-memory-cancel>Cancel</button></div></form></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -60,7 +60,7 @@ func (s *Session) mcpToolDefs() []llm.Tool {
 	if len(tools) == 0 {
 		return nil
 	}
-	off := s.mcpOff()
+	off := s.MCPOff()
 	var defs []llm.Tool
 	for _, t := range tools {
 		if !slices.Contains(off, t.Server) {
@@ -81,9 +81,7 @@ func mcpDescription(t mcphost.Tool) string {
 }
 
 // MCPOff are the MCP servers the person turned off for this session.
-func (s *Session) MCPOff() []string { return s.mcpOff() }
-
-func (s *Session) mcpOff() []string {
+func (s *Session) MCPOff() []string {
 	var off []string
 	s.w.View(func(d *session.Document) { off = slices.Clone(d.MCPOff) })
 	return off
@@ -109,7 +107,7 @@ func (s *Session) runMCP(ctx context.Context, use session.Block) toolOutcome {
 	switch {
 	case tool == nil || h == nil:
 		return toolOutcome{output: fmt.Sprintf("Unknown tool %q: no MCP server offers it to this session.", use.Name), isError: true}
-	case slices.Contains(s.mcpOff(), tool.Server):
+	case slices.Contains(s.MCPOff(), tool.Server):
 		return toolOutcome{output: fmt.Sprintf("The person turned MCP server %s off for this session; do not call its tools.", tool.Server), isError: true}
 	case s.planMode() && !tool.ReadOnly:
 		return toolOutcome{output: fmt.Sprintf("Refused: plan mode is on, and %s (MCP server %s) may change things; its server does not mark it read-only. "+
