@@ -132,6 +132,11 @@ type Model struct {
 	// thinking, reasoning_effort); nil guesses from the provider and the
 	// model's family (see ModelThinks).
 	Thinking *bool `json:"thinking,omitempty"`
+	// CacheBreakpoints forces OpenAI's explicit prompt cache breakpoints
+	// on or off for the model; nil sends them where the provider documents
+	// them (api.openai.com's GPT-5.6 and later) and keeps implicit caching
+	// elsewhere. See CacheBreakpoints.
+	CacheBreakpoints *bool `json:"cache_breakpoints,omitempty"`
 	// Price overrides the catalogue's price of the model (see
 	// Settings.Price), or gives one it lacks.
 	Price *Price `json:"price,omitempty"`

@@ -50,6 +50,15 @@ func (s Settings) ModelThinks(model string) bool {
 	return false
 }
 
+// CacheBreakpoints is models.<name>.cache_breakpoints for model
+// ("provider/model-id"): nil when unset, so the model client decides.
+func (s Settings) CacheBreakpoints(model string) *bool {
+	if m, ok := s.Models[model]; ok {
+		return m.CacheBreakpoints
+	}
+	return nil
+}
+
 // PersonalityNames are the names of the settings' personalities, sorted.
 func (s Settings) PersonalityNames() []string {
 	names := make([]string, 0, len(s.Personalities))

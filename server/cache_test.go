@@ -102,11 +102,12 @@ type cacheSession struct {
 	cs       *chatServer
 	id       string
 	st       *stream
+	mutate   []func(*profiles.Settings)
 }
 
 func allowBash(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow }
 
-func startCacheSession(t *testing.T, provider, title string) *cacheSession {
+func startCacheSession(t *testing.T, provider, title string, mutate ...func(*profiles.Settings)) *cacheSession {
 	t.Helper()
 	c := &cacheSession{t: t, dir: t.TempDir(), provider: provider, fake: fakellm.Start(t)}
 	// The project's instructions are part of the system prompt, read once
@@ -114,7 +115,8 @@ func startCacheSession(t *testing.T, provider, title string) *cacheSession {
 	if err := os.WriteFile(filepath.Join(c.dir, "AGENTS.md"), []byte("Run the tests with go test ./..."), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.cs = startChatServer(t, c.dir, c.fake, provider, allowBash)
+	c.mutate = append([]func(*profiles.Settings){allowBash}, mutate...)
+	c.cs = startChatServer(t, c.dir, c.fake, provider, c.mutate...)
 	c.id = c.cs.create(title).ID
 	c.st = c.cs.stream(t, c.id)
 	return c
@@ -127,7 +129,7 @@ func (c *cacheSession) turn(text string) { c.cs.turn(c.st, c.id, text) }
 // person's restart would, with the session's stream open again.
 func (c *cacheSession) restart() {
 	c.cs.stop()
-	c.cs = startChatServer(c.t, c.dir, c.fake, c.provider, allowBash)
+	c.cs = startChatServer(c.t, c.dir, c.fake, c.provider, c.mutate...)
 	c.st = c.cs.stream(c.t, c.id)
 }
 
@@ -147,9 +149,19 @@ func (c *cacheSession) fork(text string) string {
 // fork, so the provider's prompt cache reads all of it and the session
 // pays full price only for what is new.
 func TestRequestsStayByteStable(t *testing.T) {
-	for _, provider := range []string{"anthropic", "openai"} {
-		t.Run(provider, func(t *testing.T) {
-			c := startCacheSession(t, provider, "stable")
+	// OpenAI's explicit breakpoints sit on every user message and tool
+	// result, so they too must never move.
+	breakpoints := func(s *profiles.Settings) {
+		on := true
+		s.Models = map[string]profiles.Model{"openai/fake-model": {CacheBreakpoints: &on}}
+	}
+	for _, variant := range []struct {
+		name, provider string
+		mutate         []func(*profiles.Settings)
+	}{{"anthropic", "anthropic", nil}, {"openai", "openai", nil}, {"openai breakpoints", "openai", []func(*profiles.Settings){breakpoints}}} {
+		provider := variant.provider
+		t.Run(variant.name, func(t *testing.T) {
+			c := startCacheSession(t, provider, "stable", variant.mutate...)
 			c.turn(`look around [[steps: tool:bash {"command":"cd / && pwd"} ;; tool:bash {"command":"ls"} ;; say:done]]`)
 			c.turn("and now?")
 			wantStatus(t, c.cs.post("POST", c.id, "/notes", `{"text":"the build is green","from":"ci"}`), http.StatusAccepted)
@@ -177,6 +189,12 @@ func TestRequestsStayByteStable(t *testing.T) {
 				last := calls[len(calls)-1]
 				if calls[0].key != c.id || last.key != c.id {
 					t.Errorf("prompt_cache_key %q … %q, want the session's ID, for its fork too", calls[0].key, last.key)
+				}
+				// Each user message and tool result ends with a breakpoint
+				// when the settings ask for them, and none is sent otherwise.
+				marks := strings.Count(strings.Join(last.msgs, ""), `"prompt_cache_breakpoint":{"mode":"explicit"}`)
+				if wantMarks := variant.mutate != nil; wantMarks != (marks > 0) || wantMarks && marks < 8 {
+					t.Errorf("%d breakpoints in the last call", marks)
 				}
 			}
 			// What changed outside the conversation reached the agent with

@@ -56,9 +56,10 @@ func (s *Session) buildRequest() (llm.Request, llm.Client, error) {
 	if thread.Summary != "" {
 		msgs = append([]session.Message{summaryMessage(thread.Summary)}, msgs...)
 	}
+	settings := s.m.settings()
 	return llm.Request{
 		Model: modelID, System: system, Messages: normalize(msgs), Tools: s.toolDefs(), MaxTokens: maxOutputTokens,
-		CacheKey: cacheKey, CacheTTL: s.m.settings().CacheTTL, Encoded: &s.encoded,
+		CacheKey: cacheKey, CacheTTL: settings.CacheTTL, CacheBreakpoints: settings.CacheBreakpoints(model), Encoded: &s.encoded,
 	}, client, nil
 }
 

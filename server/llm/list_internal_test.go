@@ -18,3 +18,14 @@ func TestChatModel(t *testing.T) {
 		}
 	}
 }
+
+func TestExplicitCacheModel(t *testing.T) {
+	for model, want := range map[string]bool{
+		"gpt-5.6": true, "gpt-5.6-mini": true, "gpt-5.6-2026-07-01": true, "gpt-5.10": true, "gpt-6": true, "gpt-6.1-nano": true,
+		"gpt-5.5": false, "gpt-5": false, "gpt-5-mini": false, "gpt-4o": false, "o3": false, "gpt-5.6x": false, "my-gpt-5.6": false, "": false,
+	} {
+		if got := explicitCacheModel(model); got != want {
+			t.Errorf("explicitCacheModel(%q) = %v, want %v", model, got, want)
+		}
+	}
+}

@@ -43,6 +43,11 @@ type Request struct {
 	// CacheTTL is how long Anthropic keeps the prompt cache written by
 	// this call: CacheTTL1h, or "" for the provider's default (5 minutes).
 	CacheTTL string
+	// CacheBreakpoints forces OpenAI's explicit prompt cache breakpoints on
+	// (true) or off (false); nil leaves it to the client, which sends them
+	// to the models of api.openai.com that match the cache only at
+	// breakpoints (GPT-5.6 and later). Anthropic always has its own.
+	CacheBreakpoints *bool
 	// Encoded, when set, keeps the bytes of the messages sent by earlier
 	// calls of the same conversation, so that this one encodes only what
 	// is new; nil encodes them all. The bytes sent are the same either way.

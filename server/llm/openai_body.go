@@ -19,16 +19,17 @@ func (c *openaiClient) openaiBody(req Request, images *imageLoader, enc *Encoded
 	msgs := make([]session.Message, 0, len(req.Messages)+1)
 	msgs = append(msgs, session.Message{Role: "system", Content: []session.Block{{Type: session.BlockText, Text: req.System}}})
 	msgs = append(msgs, req.Messages...)
+	marks := c.breakpoints(req)
 	encode := func(i int) ([]byte, bool, error) {
 		reads := images.reads
 		var conv []openai.ChatCompletionMessageParamUnion
 		if i == 0 {
 			if req.System != "" {
-				conv = append(conv, openai.SystemMessage(req.System))
+				conv = append(conv, systemMessage(req.System, marks))
 			}
 		} else {
 			var err error
-			if conv, err = openaiMessage(msgs[i], images); err != nil {
+			if conv, err = openaiMessage(msgs[i], images, marks); err != nil {
 				return nil, false, err
 			}
 		}
@@ -42,7 +43,13 @@ func (c *openaiClient) openaiBody(req Request, images *imageLoader, enc *Encoded
 		}
 		return bytes.Join(raws, []byte{','}), images.reads == reads, nil
 	}
-	array, err := enc.encodeMessages("openai", msgs, func(int) string { return "" }, encode)
+	// Every message carries a breakpoint or none does: the variant is the
+	// request's, so kept bytes of the other kind are never reused.
+	variant := ""
+	if marks {
+		variant = "marks"
+	}
+	array, err := enc.encodeMessages("openai", msgs, func(int) string { return variant }, encode)
 	if err != nil {
 		return nil, false, err
 	}

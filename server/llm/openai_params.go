@@ -2,6 +2,8 @@ package llm
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -12,7 +14,7 @@ import (
 
 // params builds the chat completions request.
 func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, error) {
-	msgs, err := openaiMessages(req.System, req.Messages, newImageLoader(c.images))
+	msgs, err := openaiMessages(req.System, req.Messages, newImageLoader(c.images), c.breakpoints(req))
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
@@ -53,13 +55,73 @@ func (c *openaiClient) paramsWith(req Request, msgs []openai.ChatCompletionMessa
 	return p, nil
 }
 
-func openaiMessages(system string, msgs []session.Message, images *imageLoader) ([]openai.ChatCompletionMessageParamUnion, error) {
+// breakpoints reports whether req's messages carry explicit prompt cache
+// breakpoints: as the settings force it, or else for the models of
+// api.openai.com that read the cache at breakpoints (explicitCacheModel).
+// The others keep OpenAI's implicit caching, and compatible servers get
+// no field they may reject.
+func (c *openaiClient) breakpoints(req Request) bool {
+	if req.CacheBreakpoints != nil {
+		return *req.CacheBreakpoints
+	}
+	return c.official && explicitCacheModel(req.Model)
+}
+
+// gptVersion reads the version of a GPT model ID: "gpt-5.6-mini" is 5 and 6.
+var gptVersion = regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?(?:$|-)`)
+
+// explicitCacheModel reports whether an OpenAI model matches its prompt
+// cache exactly at breakpoints rather than at the longest shared prefix:
+// GPT-5.6 and later, which (as the API reference of
+// prompt_cache_options says) otherwise cache only at the one breakpoint
+// OpenAI picks, the end of the request, so a turn that adds a tool result
+// finds nothing of the turn before it.
+func explicitCacheModel(model string) bool {
+	m := gptVersion.FindStringSubmatch(model)
+	if m == nil {
+		return false
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2]) // "" for gpt-6: 0
+	return major > 5 || major == 5 && minor >= 6
+}
+
+// breakpoint marks the end of a reusable prefix. No TTL: the request's
+// default (30 minutes) applies.
+func breakpoint() openai.ChatCompletionContentPartTextPromptCacheBreakpointParam {
+	return openai.NewChatCompletionContentPartTextPromptCacheBreakpointParam()
+}
+
+// markedText is text as one part carrying a breakpoint.
+func markedText(text string) []openai.ChatCompletionContentPartTextParam {
+	return []openai.ChatCompletionContentPartTextParam{{Text: text, PromptCacheBreakpoint: breakpoint()}}
+}
+
+// systemMessage is the system prompt, with a breakpoint when marks is set:
+// the tools and the prompt are the prefix every call of the session
+// shares.
+func systemMessage(system string, marks bool) openai.ChatCompletionMessageParamUnion {
+	if !marks {
+		return openai.SystemMessage(system)
+	}
+	return openai.ChatCompletionMessageParamUnion{OfSystem: &openai.ChatCompletionSystemMessageParam{
+		Content: openai.ChatCompletionSystemMessageParamContentUnion{OfArrayOfContentParts: markedText(system)},
+	}}
+}
+
+// openaiMessages converts the system prompt and the messages. With marks,
+// every user message and every tool result ends with a breakpoint: each
+// stored message is sent with the same bytes on every later call (a
+// breakpoint placed only on the last one would move, and change them),
+// and OpenAI writes only the latest few of a request and matches against
+// the latest 80.
+func openaiMessages(system string, msgs []session.Message, images *imageLoader, marks bool) ([]openai.ChatCompletionMessageParamUnion, error) {
 	var out []openai.ChatCompletionMessageParamUnion
 	if system != "" {
-		out = append(out, openai.SystemMessage(system))
+		out = append(out, systemMessage(system, marks))
 	}
 	for _, m := range msgs {
-		conv, err := openaiMessage(m, images)
+		conv, err := openaiMessage(m, images, marks)
 		if err != nil {
 			return nil, err
 		}
@@ -70,11 +132,11 @@ func openaiMessages(system string, msgs []session.Message, images *imageLoader) 
 
 // openaiMessage converts one stored message: none, one, or (tool
 // results) several of the API's.
-func openaiMessage(m session.Message, images *imageLoader) ([]openai.ChatCompletionMessageParamUnion, error) {
+func openaiMessage(m session.Message, images *imageLoader, marks bool) ([]openai.ChatCompletionMessageParamUnion, error) {
 	if m.Role == "assistant" {
 		return openaiAssistant(m), nil
 	}
-	conv, err := openaiUser(m, images)
+	conv, err := openaiUser(m, images, marks)
 	if err != nil {
 		return nil, fmt.Errorf("message %s: %w", m.ID, err)
 	}
@@ -113,8 +175,9 @@ func openaiAssistant(m session.Message) []openai.ChatCompletionMessageParamUnion
 // openaiUser converts a user message. Its tool results become "tool"
 // messages, which must come straight after the assistant's tool calls;
 // its text and images follow as one user message. Tool messages carry
-// text only, so images a tool returned join that user message.
-func openaiUser(m session.Message, images *imageLoader) ([]openai.ChatCompletionMessageParamUnion, error) {
+// text only, so images a tool returned join that user message. With
+// marks, each tool message and the user message end with a breakpoint.
+func openaiUser(m session.Message, images *imageLoader, marks bool) ([]openai.ChatCompletionMessageParamUnion, error) {
 	var tools []openai.ChatCompletionMessageParamUnion
 	var parts []openai.ChatCompletionContentPartUnionParam
 	for _, b := range m.Content {
@@ -130,7 +193,7 @@ func openaiUser(m session.Message, images *imageLoader) ([]openai.ChatCompletion
 			}
 			parts = append(parts, part)
 		case session.BlockToolResult:
-			msg, imgs, err := openaiToolResult(b, images)
+			msg, imgs, err := openaiToolResult(b, images, marks)
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +204,21 @@ func openaiUser(m session.Message, images *imageLoader) ([]openai.ChatCompletion
 	if len(parts) == 0 {
 		return tools, nil
 	}
+	if marks {
+		markLastPart(parts)
+		return append(tools, openai.UserMessage(parts)), nil
+	}
 	return append(tools, userMessage(parts)), nil
+}
+
+// markLastPart sets a breakpoint on the last part, text or image.
+func markLastPart(parts []openai.ChatCompletionContentPartUnionParam) {
+	switch last := parts[len(parts)-1]; {
+	case last.OfText != nil:
+		last.OfText.PromptCacheBreakpoint = breakpoint()
+	case last.OfImageURL != nil:
+		last.OfImageURL.PromptCacheBreakpoint = openai.NewChatCompletionContentPartImagePromptCacheBreakpointParam()
+	}
 }
 
 // userMessage sends plain text as a string: some local servers handle a
@@ -170,7 +247,7 @@ func imagePart(b session.Block, images *imageLoader) (openai.ChatCompletionConte
 // openaiToolResult returns the tool message of a result and, as parts for
 // the next user message, the images it holds. OpenAI has no is_error, so
 // an error says so in its text.
-func openaiToolResult(b session.Block, images *imageLoader) (openai.ChatCompletionMessageParamUnion, []openai.ChatCompletionContentPartUnionParam, error) {
+func openaiToolResult(b session.Block, images *imageLoader, marks bool) (openai.ChatCompletionMessageParamUnion, []openai.ChatCompletionContentPartUnionParam, error) {
 	blocks, err := resultBlocks(b.Content)
 	if err != nil {
 		return openai.ChatCompletionMessageParamUnion{}, nil, fmt.Errorf("tool_result %s: %w", b.ToolUseID, err)
@@ -195,6 +272,12 @@ func openaiToolResult(b session.Block, images *imageLoader) (openai.ChatCompleti
 	text := strings.Join(texts, "\n")
 	if b.IsError {
 		text = "Error: " + text
+	}
+	if marks {
+		return openai.ChatCompletionMessageParamUnion{OfTool: &openai.ChatCompletionToolMessageParam{
+			ToolCallID: b.ToolUseID,
+			Content:    openai.ChatCompletionToolMessageParamContentUnion{OfArrayOfContentParts: markedText(text)},
+		}}, imgs, nil
 	}
 	return openai.ToolMessage(text, b.ToolUseID), imgs, nil
 }
