@@ -38,6 +38,9 @@ const (
 	Connected  State = "connected"
 	Failed     State = "failed"
 	Disabled   State = "disabled"
+	// NeedsSignIn: the server answered 401 and the person has not signed
+	// in (or its grant was refused); it waits for Login, not a backoff.
+	NeedsSignIn State = "needs_sign_in"
 )
 
 // Status is one configured server as the panel shows it.
@@ -50,6 +53,10 @@ type Status struct {
 	Reason    string
 	LastError string
 	Tools     []string // the server's own tool names, as it listed them
+	// OAuth: the server may sign in (an HTTP server without its own
+	// Authorization header); SignedIn: a grant is saved for it.
+	OAuth    bool
+	SignedIn bool
 }
 
 // Tool is one tool of a server, as the model is offered it.
@@ -85,6 +92,9 @@ type Options struct {
 	ConnectWait time.Duration
 	// Version is myco's, sent to servers with the client's name.
 	Version string
+	// GrantsPath is the file OAuth sign-ins are kept in (0600); "" keeps
+	// them for the process only.
+	GrantsPath string
 }
 
 // Host holds the connections to the profile's MCP servers.
@@ -95,6 +105,10 @@ type Host struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	closed  bool
+
+	grants  *grants
+	flowsMu sync.Mutex
+	flows   map[string]*flow // sign-ins waiting for their callback, by state
 }
 
 // New returns a Host with no servers; Configure starts them.
@@ -111,7 +125,7 @@ func New(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Host{opts: opts, log: opts.Logger, servers: map[string]*server{}}
+	return &Host{opts: opts, log: opts.Logger, servers: map[string]*server{}, grants: loadGrants(opts.GrantsPath), flows: map[string]*flow{}}
 }
 
 func defaultBackoff(attempt int) time.Duration {

@@ -38,12 +38,18 @@ func stdioServer(mode string) profiles.MCPServer {
 // newHost is a Host whose failed servers wait for Reconnect, and a
 // channel told of every change.
 func newHost(t *testing.T, cfg map[string]profiles.MCPServer) (*mcphost.Host, chan struct{}) {
+	return newHostWith(t, "", cfg)
+}
+
+// newHostWith is newHost keeping OAuth grants in grantsPath.
+func newHostWith(t *testing.T, grantsPath string, cfg map[string]profiles.MCPServer) (*mcphost.Host, chan struct{}) {
 	t.Helper()
 	changed := make(chan struct{}, 1)
 	h := mcphost.New(mcphost.Options{
-		Backoff:  func(int) time.Duration { return time.Hour },
-		OnChange: func() { notify(changed) },
-		Getenv:   func(k string) string { return map[string]string{"TEST_TOKEN": "sesame"}[k] },
+		Backoff:    func(int) time.Duration { return time.Hour },
+		OnChange:   func() { notify(changed) },
+		Getenv:     func(k string) string { return map[string]string{"TEST_TOKEN": "sesame"}[k] },
+		GrantsPath: grantsPath,
 	})
 	t.Cleanup(h.Close)
 	h.Configure(cfg)
@@ -135,7 +141,8 @@ func TestHTTPServer(t *testing.T) {
 		"absent": {URL: "http://127.0.0.1:1/mcp"},
 	})
 	waitState(t, h, changed, "web", mcphost.Connected)
-	if st := waitState(t, h, changed, "nokey", mcphost.Failed); !strings.Contains(st.Reason, "connect") {
+	// Without a key of its own, a 401 asks the person to sign in.
+	if st := waitState(t, h, changed, "nokey", mcphost.NeedsSignIn); !strings.Contains(st.Reason, "sign in") || !st.OAuth {
 		t.Errorf("a refused server failed with %q", st.Reason)
 	}
 	waitState(t, h, changed, "absent", mcphost.Failed)

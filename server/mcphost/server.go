@@ -39,6 +39,7 @@ type server struct {
 	tools     []*mcp.Tool
 	stderr    *tail  // the latest connection's stderr (stdio)
 	dropped   string // why a call ended the connection (drop)
+	signIn    bool   // the latest connection was refused for want of a sign-in
 }
 
 func newServer(h *Host, name string, cfg profiles.MCPServer) *server {
@@ -90,6 +91,20 @@ func (s *server) run() {
 			s.set(Disabled, "stopped", nil)
 			return
 		}
+		s.mu.Lock()
+		signIn := s.signIn
+		s.mu.Unlock()
+		if signIn {
+			// Asking again changes nothing until the person signs in.
+			s.set(NeedsSignIn, reason, nil)
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-s.wake:
+			}
+			s.set(Connecting, reason, nil)
+			continue
+		}
 		failures++
 		s.set(Failed, reason, nil)
 		s.h.log.Warn("mcp server failed", "server", s.name, "reason", reason)
@@ -113,7 +128,7 @@ func (s *server) connect() (*mcp.ClientSession, string) {
 		return nil, err.Error()
 	}
 	s.mu.Lock()
-	s.stderr = stderr
+	s.stderr, s.signIn = stderr, false
 	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: "myco", Version: s.h.opts.Version}, nil)
 	cs, err := client.Connect(ctx, tr, nil)
@@ -131,10 +146,11 @@ func (s *server) connect() (*mcp.ClientSession, string) {
 		}
 		tools = append(tools, t)
 	}
-	s.set(Connected, "", tools)
+	// The session first: a caller that sees Connected can call.
 	s.mu.Lock()
 	s.session = cs
 	s.mu.Unlock()
+	s.set(Connected, "", tools)
 	return cs, ""
 }
 
@@ -192,7 +208,10 @@ func (s *server) set(st State, reason string, tools []*mcp.Tool) {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.name, Transport: s.cfg.Transport(), State: s.state, Reason: s.reason, LastError: s.lastError}
+	st := Status{Name: s.name, Transport: s.cfg.Transport(), State: s.state, Reason: s.reason, LastError: s.lastError, OAuth: usesOAuth(s.cfg)}
+	if st.OAuth {
+		_, st.SignedIn = s.h.grants.get(s.name, s.cfg.URL)
+	}
 	for _, t := range s.tools {
 		st.Tools = append(st.Tools, t.Name)
 	}

@@ -27,7 +27,7 @@ func (s *server) transport(cfg profiles.MCPServer) (mcp.Transport, *tail, error)
 			headers.Set(k, s.expand(v))
 		}
 		client := &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}}
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2}, nil, nil
+		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, OAuthHandler: s.oauthFor(cfg, &http.Client{Timeout: 30 * time.Second})}, nil, nil
 	}
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
