@@ -1,8 +1,10 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/labstack/echo/v4"
@@ -37,6 +39,9 @@ func (s *Server) startMCP() {
 			return f.Apply(os.Environ())
 		},
 		Getenv: s.getenv,
+		// Sign-ins live with the profile, beside settings.json; a server
+		// without a profile folder (tests) keeps them for the process.
+		GrantsPath: s.mcpGrantsPath(),
 	})
 	configs := make(chan map[string]profiles.MCPServer, 1)
 	s.opts.Settings.OnChange(func(st profiles.Settings) {
@@ -62,6 +67,63 @@ func (s *Server) startMCP() {
 	}()
 }
 
+// mcpGrantsFile keeps the profile's MCP sign-ins (OAuth grants), 0600.
+const mcpGrantsFile = "mcp-oauth.json"
+
+func (s *Server) mcpGrantsPath() string {
+	if s.opts.ProfileDir == "" {
+		return ""
+	}
+	return filepath.Join(s.opts.ProfileDir, mcpGrantsFile)
+}
+
+// mcpCallbackPath is where an authorization server sends the person's
+// browser back after a sign-in. It is the one page served without the
+// token (the browser comes from another site, and the cookie is
+// SameSite=Strict); it acts only on the state of a sign-in this process
+// started, which nobody else knows.
+const mcpCallbackPath = "/mcp/oauth/callback"
+
+// loginMCP is POST /api/mcp/{name}/login: it starts a sign-in and answers
+// the URL the tab opens.
+func (s *Server) loginMCP(c echo.Context) error {
+	authURL, err := s.mcp.Login(c.Request().Context(), c.Param("name"), s.URL()+mcpCallbackPath)
+	switch {
+	case errors.Is(err, mcphost.ErrNotFound):
+		return errkind.New(errkind.NotFound, err.Error())
+	case errors.Is(err, mcphost.ErrNoSignIn):
+		return errkind.New(errkind.Conflict, err.Error())
+	case err != nil:
+		return errkind.New(errkind.Conflict, err.Error())
+	}
+	return c.JSON(http.StatusOK, map[string]string{"auth_url": authURL})
+}
+
+// logoutMCP is POST /api/mcp/{name}/logout: the sign-in is forgotten.
+func (s *Server) logoutMCP(c echo.Context) error {
+	if err := s.mcp.Logout(c.Param("name")); err != nil {
+		if errors.Is(err, mcphost.ErrNotFound) {
+			return errkind.New(errkind.NotFound, err.Error())
+		}
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// mcpCallback is the page the authorization server sends the browser
+// back to: it ends the sign-in and says how it went.
+func (s *Server) mcpCallback(c echo.Context) error {
+	name, err := s.mcp.Callback(c.QueryParams())
+	status, title, text := http.StatusOK, "Signed in", "myco is connecting to "+name+". You can close this tab."
+	if err != nil {
+		status, title, text = http.StatusBadRequest, "Sign-in failed", err.Error()
+		if name != "" {
+			text = name + ": " + text
+		}
+	}
+	return render(c, status, web.MCPSignedIn(title, text))
+}
+
 // stopMCP stops the servers, at shutdown.
 func (s *Server) stopMCP() {
 	select {
@@ -78,7 +140,7 @@ func (s *Server) mcpPanel(doc *session.Document, editable bool) web.MCPPanelView
 	for _, st := range s.mcp.Statuses() {
 		v.Servers = append(v.Servers, web.MCPServerView{
 			Name: st.Name, Transport: st.Transport, State: string(st.State), Reason: st.Reason, LastError: st.LastError,
-			Tools: st.Tools, On: !slices.Contains(doc.MCPOff, st.Name),
+			Tools: st.Tools, On: !slices.Contains(doc.MCPOff, st.Name), OAuth: st.OAuth, SignedIn: st.SignedIn,
 		})
 	}
 	return v
@@ -171,6 +233,9 @@ type mcpServerJSON struct {
 	Reason    string   `json:"reason,omitempty"`
 	LastError string   `json:"last_error,omitempty"`
 	Tools     []string `json:"tools"`
+	// OAuth: the server signs in with OAuth; SignedIn: a sign-in is kept.
+	OAuth    bool `json:"oauth"`
+	SignedIn bool `json:"signed_in"`
 	// On is whether the session uses it (only in a session's answer).
 	On *bool `json:"on,omitempty"`
 }
@@ -190,7 +255,7 @@ func (s *Server) mcpAnswer(id string) mcpAnswerJSON {
 	}
 	out := mcpAnswerJSON{Servers: []mcpServerJSON{}}
 	for _, st := range s.mcp.Statuses() {
-		j := mcpServerJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Reason: st.Reason, LastError: st.LastError, Tools: st.Tools}
+		j := mcpServerJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Reason: st.Reason, LastError: st.LastError, Tools: st.Tools, OAuth: st.OAuth, SignedIn: st.SignedIn}
 		if j.Tools == nil {
 			j.Tools = []string{}
 		}

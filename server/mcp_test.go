@@ -2,14 +2,17 @@ package server_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -277,4 +280,88 @@ func TestMCPPlanModeRefuses(t *testing.T) {
 	if end["is_error"] != true || !strings.Contains(end["output"].(string), "plan mode is on") {
 		t.Errorf("an MCP call in plan mode: %v", end)
 	}
+}
+
+// mcpState waits until GET /api/mcp says server name is in state.
+func (cs *chatServer) mcpState(name, state string) mcpServerAnswer {
+	cs.t.Helper()
+	for range 600 {
+		answer := decode[struct{ Servers []mcpServerAnswer }](cs.t, cs.do("GET", "/api/mcp", nil))
+		for _, s := range answer.Servers {
+			if s.Name == name && s.State == state {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cs.t.Fatalf("MCP server %s never became %s", name, state)
+	return mcpServerAnswer{}
+}
+
+type mcpServerAnswer struct {
+	Name     string
+	State    string
+	Reason   string
+	OAuth    bool `json:"oauth"`
+	SignedIn bool `json:"signed_in"`
+}
+
+// A server that asks for OAuth waits for the person; Sign in answers the
+// authorization URL, whose way back is myco's callback page, reached
+// without the token as a browser coming from another site would.
+func TestMCPSignIn(t *testing.T) {
+	o := mcptest.NewOAuthServer("web")
+	ts := httptest.NewServer(o)
+	t.Cleanup(ts.Close)
+	o.Base = ts.URL
+	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) {
+		s.MCPServers = map[string]profiles.MCPServer{
+			"web":   {URL: ts.URL + "/mcp"},
+			"keyed": {URL: ts.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer wrong"}},
+		}
+	})
+	if st := cs.mcpState("web", "needs_sign_in"); !st.OAuth || st.SignedIn {
+		t.Fatalf("before sign-in: %+v", st)
+	}
+	wantStatus(t, cs.do("POST", "/api/mcp/keyed/login", nil), http.StatusConflict)
+	wantStatus(t, cs.do("POST", "/api/mcp/nope/login", nil), http.StatusNotFound)
+
+	resp := cs.do("POST", "/api/mcp/web/login", nil)
+	wantStatus(t, resp, http.StatusOK)
+	authURL := decode[struct {
+		AuthURL string `json:"auth_url"`
+	}](t, resp).AuthURL
+	if !strings.Contains(authURL, url.QueryEscape(cs.url+"/mcp/oauth/callback")) {
+		t.Fatalf("the way back is not myco's callback: %s", authURL)
+	}
+	back, err := noRedirect.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Body.Close()
+	page := func() (int, string) {
+		resp, err := http.Get(back.Header.Get("Location")) // no token, no cookie
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if status, body := page(); status != http.StatusOK || !strings.Contains(body, "Signed in") {
+		t.Fatalf("callback page: %d %s", status, body)
+	}
+	if status, body := page(); status != http.StatusBadRequest || !strings.Contains(body, "no sign-in is waiting") {
+		t.Errorf("the callback page again: %d %s", status, body)
+	}
+	if st := cs.mcpState("web", "connected"); !st.SignedIn {
+		t.Errorf("connected but not signed in: %+v", st)
+	}
+	// The page is the only one open without the token.
+	if resp, err := http.Get(cs.url + "/api/mcp"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /api/mcp without the token: %v %v", resp.Status, err)
+	}
+
+	wantStatus(t, cs.do("POST", "/api/mcp/web/logout", nil), http.StatusNoContent)
+	cs.mcpState("web", "needs_sign_in")
 }

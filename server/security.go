@@ -87,6 +87,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
 			return next(c)
 		}
+		if r.Method == http.MethodGet && r.URL.Path == mcpCallbackPath {
+			// An MCP sign-in's way back (mcp.go): the browser comes from
+			// the authorization server, without the Strict cookie, and the
+			// page acts only on a state this process made.
+			return next(c)
+		}
 		if ck, err := r.Cookie(s.cookieName()); err == nil && s.validToken(ck.Value) {
 			return next(c)
 		}

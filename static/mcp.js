@@ -9,6 +9,45 @@ import { api } from './http.js';
  * @param {AbortSignal} signal */
 export function initMCP(signal) {
   document.addEventListener('change', onChange, { signal });
+  document.addEventListener('click', onClick, { signal });
+}
+
+/** Sign in (a server that asked for OAuth) opens the authorization
+ * server's page in a new tab; it sends the browser back to myco's
+ * callback page, and the panel event then shows the server connected.
+ * Sign out forgets the sign-in.
+ * @param {MouseEvent} e */
+async function onClick(e) {
+  const button = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest?.('[data-mcp-login], [data-mcp-logout]'));
+  if (!(button instanceof HTMLButtonElement)) return;
+  const server = button.dataset.server;
+  if (!server) return;
+  const name = encodeURIComponent(server);
+  if (button.matches('[data-mcp-logout]')) {
+    button.disabled = true;
+    try {
+      await api('POST', `/api/mcp/${name}/logout`);
+    } catch (err) {
+      showError(`Could not sign out of ${server}: ${err.message}`);
+      button.disabled = false;
+    }
+    return;
+  }
+  // The tab is opened now, in the click, or a popup blocker stops it; it
+  // is sent to the authorization server once myco has the address.
+  const tab = window.open('', '_blank');
+  if (tab) tab.opener = null;
+  button.disabled = true;
+  try {
+    const { auth_url: url } = await api('POST', `/api/mcp/${name}/login`);
+    if (tab) tab.location.href = url;
+    else window.location.href = url;
+  } catch (err) {
+    tab?.close();
+    showError(`Could not sign in to ${server}: ${err.message}`);
+  } finally {
+    button.disabled = false;
+  }
 }
 
 /** @param {Event} e */

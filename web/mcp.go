@@ -24,6 +24,10 @@ type MCPServerView struct {
 	LastError string // a call's last failure, while connected
 	Tools     []string
 	On        bool // the session uses it (the person's switch)
+	// OAuth: the server signs in with OAuth (Sign in / Sign out);
+	// SignedIn: a sign-in is kept for it.
+	OAuth    bool
+	SignedIn bool
 }
 
 // StateText is the server's state as the panel says it.
@@ -37,6 +41,8 @@ func (s MCPServerView) StateText() string {
 		return "failed"
 	case "disabled":
 		return "disabled in settings"
+	case "needs_sign_in":
+		return "sign-in needed"
 	}
 	return s.State
 }
