@@ -1,5 +1,7 @@
 import { test, expect, send, openSession } from '../fixtures';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
 import type { Page } from '@playwright/test';
 
 // MCP servers (README "MCP servers"): a stdio server from settings shows
@@ -82,4 +84,48 @@ test('an MCP server shows in the side panel, its tools run in a turn, and the sw
   await expect(checked.locator('[data-testid="mcp-server"][data-server="broken"]')).toHaveAttribute('data-state', 'failed');
   await axe(checked);
   await ctx.close();
+});
+
+// An HTTP server behind OAuth (mcptest -oauth: the authorization server
+// approves at once, as a person clicking "Allow" would): the panel says a
+// sign-in is needed, Sign in opens its page in a new tab, the browser
+// comes back to myco's callback page, and the server connects; its tools
+// then run in a turn.
+test('an MCP server that asks for OAuth signs in from the side panel', async ({ page, myco, fake }) => {
+  const child = spawn(MCPTEST_BIN, ['-oauth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const base: string = await new Promise((resolve, reject) => {
+      readline.createInterface({ input: child.stdout! }).once('line', resolve);
+      child.once('error', reject);
+    });
+    myco.useModels(fake.url, { mcp_servers: { secure: { url: `${base}/mcp`, allow: ['echo'] } } });
+    const id = myco.writeSession({ title: 'OAuth' });
+    await myco.start();
+    await openSession(page, myco, id);
+
+    const server = page.locator('[data-testid="mcp-server"][data-server="secure"]');
+    await expect(server).toHaveAttribute('data-state', 'needs_sign_in', { timeout: 15_000 });
+    await expect(server.getByTestId('mcp-state')).toHaveText('sign-in needed');
+    const popup = page.waitForEvent('popup');
+    await server.getByTestId('mcp-sign-in').click();
+    const signIn = await popup;
+    await expect(signIn.getByTestId('mcp-sign-in-page')).toContainText('Signed in', { timeout: 15_000 });
+    expect(new URL(signIn.url()).pathname).toBe('/mcp/oauth/callback');
+    await signIn.close();
+
+    await expect(server).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
+    await expect(server.getByTestId('mcp-sign-out')).toBeVisible();
+    await expect(server.getByTestId('mcp-sign-in')).toHaveCount(0);
+    await page.getByTestId('mcp-switch').first().uncheck();
+    await page.getByTestId('mcp-switch').first().check();
+    await send(page, '[[tool:mcp__secure__echo {"text":"signed in"}]]');
+    const call = page.locator('[data-testid="tool-call"][data-tool="mcp__secure__echo"]');
+    await expect(call.getByTestId('tool-result')).toContainText('echo: signed in', { timeout: 30_000 });
+
+    // Signing out forgets the grant: the server asks again.
+    await server.getByTestId('mcp-sign-out').click();
+    await expect(server).toHaveAttribute('data-state', 'needs_sign_in', { timeout: 15_000 });
+  } finally {
+    child.kill();
+  }
 });
