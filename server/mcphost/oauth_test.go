@@ -69,18 +69,11 @@ func TestOAuthSignIn(t *testing.T) {
 	}
 
 	// Signing in connects, and keeps the grant, private.
-	o.Refused = false
-	authURL, err = h.Login(t.Context(), "web", callbackURL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !strings.Contains(authURL, "code_challenge_method=S256") {
 		t.Errorf("no PKCE in %s", authURL)
 	}
-	query := browse(t, authURL)
-	if name, err := h.Callback(query); err != nil || name != "web" {
-		t.Fatalf("Callback: %q, %v", name, err)
-	}
+	o.Refused = false
+	query := signIn(t, h, "web")
 	if _, err := h.Callback(query); !errors.Is(err, mcphost.ErrNotFound) {
 		t.Errorf("the same answer twice: %v", err)
 	}
@@ -132,13 +125,7 @@ func TestOAuthRefreshIsKept(t *testing.T) {
 	cfg := map[string]profiles.MCPServer{"web": {URL: ts.URL + "/mcp"}}
 	h, changed := newHostWith(t, grants, cfg)
 	waitState(t, h, changed, "web", mcphost.NeedsSignIn)
-	authURL, err := h.Login(t.Context(), "web", callbackURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Callback(browse(t, authURL)); err != nil {
-		t.Fatal(err)
-	}
+	signIn(t, h, "web")
 	waitState(t, h, changed, "web", mcphost.Connected)
 	for range 3 {
 		if res := h.Call(t.Context(), "web", "echo", []byte(`{"text":"again"}`)); res.IsError {
@@ -167,6 +154,20 @@ func TestOAuthNotForEveryServer(t *testing.T) {
 	if _, err := h.Login(t.Context(), "nope", callbackURL); !errors.Is(err, mcphost.ErrNotFound) {
 		t.Errorf("unknown: %v", err)
 	}
+}
+
+// signIn signs in to server name as a person who approves would.
+func signIn(t *testing.T, h *mcphost.Host, name string) url.Values {
+	t.Helper()
+	authURL, err := h.Login(t.Context(), name, callbackURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := browse(t, authURL)
+	if got, err := h.Callback(query); err != nil || got != name {
+		t.Fatalf("Callback: %q, %v", got, err)
+	}
+	return query
 }
 
 // waitLastError waits until server name reports a LastError.
