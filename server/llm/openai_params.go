@@ -12,7 +12,7 @@ import (
 
 // params builds the chat completions request.
 func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, error) {
-	msgs, err := openaiMessages(req.System, req.Messages, newImageLoader(c.images))
+	msgs, err := openaiMessages(req.System, req.Messages, c.loader())
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
@@ -125,6 +125,12 @@ func openaiUser(m session.Message, images *imageLoader) ([]openai.ChatCompletion
 			}
 		case session.BlockImage:
 			part, err := imagePart(b, images)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, part)
+		case session.BlockFile:
+			part, err := openaiFile(b, images, images.pdfParts)
 			if err != nil {
 				return nil, err
 			}

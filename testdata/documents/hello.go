@@ -1,0 +1,3 @@
+package main
+
+func main() { println("hello from a myco test file") }
