@@ -171,9 +171,9 @@ type Link struct {
 
 // Queued is a message waiting for the running turn to end.
 type Queued struct {
-	ID     string    `json:"id"`
-	Text   string    `json:"text"`
-	Images []string  `json:"images,omitempty"`
+	ID     string   `json:"id"`
+	Text   string   `json:"text"`
+	Images []string `json:"images,omitempty"`
 	// Files are the documents attached (files.go), as their blocks will
 	// name them.
 	Files []FileRef `json:"files,omitempty"`
