@@ -146,10 +146,19 @@ func TestFilesReachTheModel(t *testing.T) {
 		t.Errorf("file blocks %+v", files)
 	}
 
+	// A fork refers to the same blobs.
+	resp := cs.do("POST", "/api/sessions/"+s.ID+"/fork", strings.NewReader("{}"))
+	wantStatus(t, resp, http.StatusCreated)
+	fork := decode[session.Summary](t, resp)
+	forked, _ := cs.sessions.Load(fork.ID)
+	if got := forked.Threads[0].Messages[0].Content; len(got) < 2 || got[0].Type != session.BlockFile || got[0].SHA256 != pdf.SHA256 {
+		t.Errorf("the fork's first message holds %+v", got)
+	}
+
 	cs.fake.Reset()
 	missing := strings.Repeat("cd", 32)
 	body, _ = json.Marshal(map[string]any{"text": "and this?", "files": []any{map[string]string{"sha256": missing, "name": "notes.txt"}}})
-	resp := cs.do("POST", "/api/sessions/"+s.ID+"/messages", bytes.NewReader(body))
+	resp = cs.do("POST", "/api/sessions/"+s.ID+"/messages", bytes.NewReader(body))
 	wantStatus(t, resp, http.StatusNotFound)
 	if e := decode[map[string]string](t, resp); !strings.Contains(e["error"], "notes.txt") {
 		t.Errorf("error %q does not name the file", e["error"])
