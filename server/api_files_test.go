@@ -168,3 +168,29 @@ func TestFilesReachTheModel(t *testing.T) {
 		t.Errorf("%d model requests after a refused message", n)
 	}
 }
+
+// TestQueuedFilesComeBackOnStop: a message queued with a file keeps it,
+// and Stop gives it back with its name, for the composer to put back.
+func TestQueuedFilesComeBackOnStop(t *testing.T) {
+	cs := newChatServer(t, "anthropic")
+	s := cs.create("queued files")
+	st := cs.stream(t, s.ID)
+	wantStatus(t, cs.send(s.ID, `[[tool:bash {"command":"echo hold"}]]`), http.StatusAccepted)
+	st.until("tool.approval")
+	src := decode[session.FileRef](t, cs.do("POST", "/api/files?name=notes.md", strings.NewReader("# notes\n")))
+	body, _ := json.Marshal(map[string]any{"text": "then read this", "queue": true, "files": []any{map[string]string{"sha256": src.SHA256, "name": "notes.md"}}})
+	wantStatus(t, cs.do("POST", "/api/sessions/"+s.ID+"/messages", bytes.NewReader(body)), http.StatusAccepted)
+	resp := cs.post("POST", s.ID, "/stop", "")
+	wantStatus(t, resp, http.StatusOK)
+	got := decode[struct {
+		Unqueued []struct {
+			Text  string            `json:"text"`
+			Files []session.FileRef `json:"files"`
+		} `json:"unqueued"`
+	}](t, resp)
+	want := session.FileRef{SHA256: src.SHA256, Name: "notes.md", MediaType: session.MediaText, Size: 8}
+	if len(got.Unqueued) != 1 || len(got.Unqueued[0].Files) != 1 || got.Unqueued[0].Files[0] != want {
+		t.Errorf("unqueued %+v, want the message with %+v", got.Unqueued, want)
+	}
+	st.until("turn.end")
+}
