@@ -1,3 +1,0 @@
-package main
-
-func main() { println("hello from a myco test file") }
