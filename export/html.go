@@ -163,6 +163,8 @@ func (e *embedder) block(b session.Block) blockView {
 		return blockView{Kind: "text", HTML: e.markdown(b.Text)}
 	case session.BlockImage:
 		return e.image(b)
+	case session.BlockFile:
+		return blockView{Kind: "file", Name: b.Name, Alt: session.HumanSize(b.Size) + ", " + b.MediaType, ID: b.SHA256}
 	case session.BlockToolUse:
 		return blockView{Kind: "call", Name: b.Name, ID: b.ID, Body: indentJSON(b.Input)}
 	case session.BlockToolResult:

@@ -111,6 +111,8 @@ func (w *mdWriter) block(b session.Block) {
 		}
 	case session.BlockImage:
 		w.para("*%s*", b.ImageMarker())
+	case session.BlockFile:
+		w.para("*%s*", b.FileMarker())
 	case session.BlockToolUse:
 		w.para("**Tool call** `%s` (`%s`)", b.Name, b.ID)
 		w.fenced("json", indentJSON(b.Input))

@@ -26,7 +26,9 @@ func (s *Server) liveSession(id string) (*live.Session, error) {
 type messageRequest struct {
 	Text   string   `json:"text"`
 	Images []string `json:"images"`
-	Queue  bool     `json:"queue"`
+	// Files are documents (api_files.go): a sha256 or {sha256, name} each.
+	Files []fileRequest `json:"files"`
+	Queue bool          `json:"queue"`
 }
 
 // postMessage answers 202 once the message is durable; the turn runs on.
@@ -40,11 +42,15 @@ func (s *Server) postMessage(c echo.Context) error {
 			return fmt.Errorf("%w: %q is not an image sha256", errBadInput, sha)
 		}
 	}
+	files, err := fileRefs(req.Files)
+	if err != nil {
+		return err
+	}
 	ls, err := s.liveSession(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	turn, queued, err := ls.Submit(req.Text, req.Images, req.Queue)
+	turn, queued, err := ls.SubmitFiles(req.Text, req.Images, files, req.Queue)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/s/:id/usage", s.usageCard)
 	e.GET("/s/:id/inline/:message/:block", s.inlineImage)
 	e.GET("/images/:sha", s.getImage)
+	e.GET("/files/:sha", s.getFile)
 	e.GET("/static/*", s.staticFile(newAssets(static.FS, static.Version)))
 	e.GET("/healthz", s.health)
 
@@ -95,6 +96,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/models", s.listModels)
 	api.GET("/settings", s.settingsJSON)
 	api.POST("/images", s.uploadImage)
+	api.POST("/files", s.uploadFile)
 	api.GET("/search", s.search)
 	api.GET("/events", s.profileEvents)
 	e.GET("/import", s.importPage)

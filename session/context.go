@@ -17,6 +17,14 @@ func EstimateTokens(m Message) int {
 		switch b.Type {
 		case BlockImage:
 			n += imageTokens
+		case BlockFile:
+			// A text file is its text; a PDF's bytes are mostly not text
+			// (fonts, images, compression): a rough guess.
+			if b.MediaType == MediaPDF {
+				n += int(b.Size / 100)
+			} else {
+				n += int(b.Size / 4)
+			}
 		default:
 			n += EstimateText(b.Text) + (len(b.Input)+len(b.Content))/4
 		}

@@ -171,10 +171,13 @@ type Link struct {
 
 // Queued is a message waiting for the running turn to end.
 type Queued struct {
-	ID     string    `json:"id"`
-	Text   string    `json:"text"`
-	Images []string  `json:"images,omitempty"`
-	At     time.Time `json:"at,omitzero"`
+	ID     string   `json:"id"`
+	Text   string   `json:"text"`
+	Images []string `json:"images,omitempty"`
+	// Files are the documents attached (files.go), as their blocks will
+	// name them.
+	Files []FileRef `json:"files,omitempty"`
+	At    time.Time `json:"at,omitzero"`
 	// Steer: sent with /steer, it waits for the running turn's tool round
 	// and goes in before that turn's next model call. It is saved here,
 	// before the 202, so a crash cannot lose it: a session reopened after
@@ -285,6 +288,9 @@ type Block struct {
 	SHA256    string `json:"sha256,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// file (files.go): SHA256 names the blob, Name is the file's name as
+	// attached (Name is shared with tool_use), Size its bytes.
+	Size int64 `json:"size,omitzero"`
 	// tool_use. Input is omitted only when absent: `{}` is a call without
 	// arguments, and the API requires it.
 	ID    string         `json:"id,omitempty"`
@@ -473,13 +479,14 @@ func (u Usage) Context() int {
 	return int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
 }
 
-// ImageRefs calls fn with the SHA-256 of every image block that refers to
-// the image store, in every thread.
+// ImageRefs calls fn with the SHA-256 of every image or file block that
+// refers to the image store, in every thread (files live there too, and
+// `myco images gc` must keep them).
 func (d *Document) ImageRefs(fn func(sha string)) {
 	for _, t := range d.Threads {
 		for _, m := range t.Messages {
 			for _, b := range m.Content {
-				if b.Type == BlockImage && b.SHA256 != "" {
+				if (b.Type == BlockImage || b.Type == BlockFile) && b.SHA256 != "" {
 					fn(b.SHA256)
 				}
 			}

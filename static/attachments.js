@@ -11,6 +11,7 @@ import { APIError, answer } from './http.js';
 import { showError } from './alerts.js';
 import { button, el, isAbort } from './dom.js';
 import { attachments, composer, input, saveDraft } from './composer.js';
+import { addDocument, initDocuments } from './documents.js';
 
 // --- Images -------------------------------------------------------------------
 
@@ -44,6 +45,7 @@ function showUploaded(a) {
 }
 
 function dropAttachment(a) {
+  if (a.kind === 'file') return; // documents.js keeps its own
   a.ctl?.abort();
   const i = attachments.indexOf(a);
   if (i >= 0) attachments.splice(i, 1);
@@ -97,7 +99,7 @@ function addFiles(files) {
   for (const file of files) {
     const name = file.name || 'pasted image';
     if (!imageTypes.has(file.type)) {
-      showError(`${name} is not an image myco can attach (PNG, JPEG, GIF or WebP).`);
+      addDocument(file); // text, source and PDF files (documents.js)
       continue;
     }
     const a = { name, state: 'uploading', ctl: new AbortController() };
@@ -172,5 +174,6 @@ export function initImages(root, signal) {
     picker.value = '';
     input.focus();
   });
+  initDocuments(root);
   initDrop(root.closest('#composer') || root, signal);
 }

@@ -69,7 +69,8 @@ export function draftKey() {
 
 export function saveDraft() {
   try {
-    const images = attachments.filter((a) => a.sha).map((a) => ({ sha: a.sha, name: a.name }));
+    const images = attachments.filter((a) => a.sha)
+      .map((a) => (a.kind === 'file' ? { kind: 'file', sha: a.sha, name: a.name, size: a.size } : { sha: a.sha, name: a.name }));
     if (!input.value && images.length === 0) sessionStorage.removeItem(draftKey());
     else sessionStorage.setItem(draftKey(), JSON.stringify({ text: input.value, images }));
   } catch {

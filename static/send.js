@@ -17,6 +17,7 @@ import { turnRunning } from './status.js';
 import { stopAll } from './stop.js';
 import { initQueued } from './queued.js';
 import { addUploaded, initImages } from './attachments.js';
+import { addUploadedFile, sentFiles } from './documents.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
 import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 import {
@@ -38,7 +39,8 @@ function restoreDraft() {
   if (!d) return;
   if (typeof d.text === 'string') input.value = d.text;
   for (const img of Array.isArray(d.images) ? d.images : []) {
-    if (typeof img?.sha === 'string' && /^[0-9a-f]{64}$/.test(img.sha)) addUploaded(img.sha, img.name || 'image');
+    if (img?.kind === 'file') addUploadedFile(img); // documents.js
+    else if (typeof img?.sha === 'string' && /^[0-9a-f]{64}$/.test(img.sha)) addUploaded(img.sha, img.name || 'image');
   }
 }
 
@@ -55,8 +57,9 @@ async function sendMessage(raw, text) {
   const here = () => input === bound;
   try {
     if (sent.some((a) => a.state === 'uploading')) note('Waiting for the images to finish uploading…');
-    const shas = (await Promise.all(sent.map((a) => a.done))).filter(Boolean);
-    const msg = { text, images: shas };
+    const shas = (await Promise.all(sent.filter((a) => a.kind !== 'file').map((a) => a.done))).filter(Boolean);
+    const files = await sentFiles(sent); // documents.js
+    const msg = { text, images: shas, ...(files.length ? { files } : {}) };
     await attachMentions(text); // @path (mentions.js)
     try {
       await api('POST', urls.messages, msg);

@@ -8,12 +8,13 @@
 import { showError } from './alerts.js';
 import { stopTurn } from './status.js';
 import { addUploaded } from './attachments.js';
+import { addUploadedFile } from './documents.js';
 import { autosize, input, saveDraft } from './composer.js';
 
 /**
  * putBack puts what Stop took out of the queue into the composer, after
  * the draft, a paragraph each in the order it was sent, with its images.
- * @param {{text?: unknown, images?: unknown}[]} unqueued
+ * @param {{text?: unknown, images?: unknown, files?: unknown}[]} unqueued
  */
 export function putBack(unqueued) {
   const texts = [];
@@ -23,6 +24,7 @@ export function putBack(unqueued) {
     for (const sha of Array.isArray(q?.images) ? q.images : []) {
       if (typeof sha === 'string' && /^[0-9a-f]{64}$/.test(sha)) addUploaded(sha, 'image');
     }
+    for (const f of Array.isArray(q?.files) ? q.files : []) addUploadedFile(f);
   }
   if (!texts.length) return;
   input.value = [input.value.trimEnd(), ...texts].filter(Boolean).join('\n\n');

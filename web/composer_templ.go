@@ -193,7 +193,7 @@ func Composer(v ComposerView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" multiple hidden tabindex=\"-1\"> <button type=\"button\" class=\"image-button\" data-testid=\"image-button\" title=\"Attach images — or paste them, or drop them here\"><span class=\"image-icon\" aria-hidden=\"true\"></span> <span class=\"visually-hidden\">Attach images</span></button> <button type=\"submit\" class=\"send-button\" data-testid=\"send-button\">Send</button></div></div><p class=\"composer-keys\" id=\"composer-keys\"><kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>/</kbd> commands · <kbd>Esc</kbd> stop the turn · <kbd data-key-ctrl>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>O</kbd> new session</p></form></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" multiple hidden tabindex=\"-1\"> <button type=\"button\" class=\"image-button\" data-testid=\"image-button\" title=\"Attach images — or paste them, or drop them here\"><span class=\"image-icon\" aria-hidden=\"true\"></span> <span class=\"visually-hidden\">Attach images</span></button> <input type=\"file\" class=\"file-input\" data-testid=\"file-input\" multiple hidden tabindex=\"-1\"> <button type=\"button\" class=\"file-button\" data-testid=\"file-button\" title=\"Attach text, source or PDF files — or paste them, or drop them here\"><span class=\"file-icon\" aria-hidden=\"true\"></span> <span class=\"visually-hidden\">Attach files</span></button> <button type=\"submit\" class=\"send-button\" data-testid=\"send-button\">Send</button></div></div><p class=\"composer-keys\" id=\"composer-keys\"><kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>/</kbd> commands · <kbd>Esc</kbd> stop the turn · <kbd data-key-ctrl>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>O</kbd> new session</p></form></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -232,7 +232,7 @@ func commandHelp(custom []CustomCommandView) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Name).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 94, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 99, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 			if templ_7745c5c3_Err != nil {
@@ -245,7 +245,7 @@ func commandHelp(custom []CustomCommandView) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Args).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 94, Col: 67}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 99, Col: 67}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 			if templ_7745c5c3_Err != nil {
@@ -258,7 +258,7 @@ func commandHelp(custom []CustomCommandView) templ.Component {
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(c.Usage())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 95, Col: 26}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 100, Col: 26}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -271,7 +271,7 @@ func commandHelp(custom []CustomCommandView) templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(c.Help)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 96, Col: 17}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 101, Col: 17}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
@@ -297,7 +297,7 @@ func commandHelp(custom []CustomCommandView) templ.Component {
 		var templ_7745c5c3_Var16 string
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs("//")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 101, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/composer.templ`, Line: 106, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {

@@ -70,6 +70,7 @@ type BlockView struct {
 	Tool      *ToolCallView
 	Result    *ToolResultView
 	Thinking  *ThinkingView // the model's reasoning (thinking.go)
+	File      *FileChipView // an attached document (filechip.go)
 	// NotShown is how many bytes of a text past maxShownText the page
 	// leaves out (the export has them all).
 	NotShown int
@@ -282,6 +283,8 @@ func newBlockView(sessionID string, m session.Message, i int, b session.Block) B
 		return BlockView{Kind: KindText, Text: text, NotShown: notShown}
 	case session.BlockImage:
 		return BlockView{Kind: KindImage, ImageURL: imageURL(sessionID, m.ID, i, b), MediaType: b.MediaType}
+	case session.BlockFile:
+		return BlockView{Kind: KindFile, File: NewFileChip(b)}
 	case session.BlockToolUse:
 		return BlockView{Kind: KindToolCall, Tool: newToolCallView(b)}
 	case session.BlockToolResult:

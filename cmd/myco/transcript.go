@@ -84,6 +84,8 @@ func (p *printer) block(b session.Block) {
 		p.line("%s", b.Text)
 	case session.BlockImage:
 		p.line("%s", b.ImageMarker())
+	case session.BlockFile:
+		p.line("%s", b.FileMarker())
 	case session.BlockToolUse:
 		p.line("→ %s %s", b.Name, shorten(string(b.Input), 400))
 	case session.BlockToolResult:

@@ -35,6 +35,7 @@ type anthropicBlock struct {
 	Name      string          `json:"name"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	Title     string          `json:"title"`
 	Source    *struct {
 		Type      string `json:"type"`
 		MediaType string `json:"media_type"`
@@ -126,6 +127,13 @@ func (m *message) addAnthropic(b anthropicBlock, prevToolIDs []string) error {
 			return err
 		}
 		m.images++
+	case "document":
+		seen, err := checkAnthropicDocument(b)
+		if err != nil {
+			return err
+		}
+		// Said in the echo, so a test sees which documents arrived.
+		m.texts = append(m.texts, seen)
 	case "tool_use":
 		if m.role != "assistant" || b.ID == "" || b.Name == "" {
 			return fmt.Errorf("tool_use needs an id and a name, in an assistant message")
@@ -160,6 +168,22 @@ func checkAnthropicImage(b anthropicBlock) error {
 		return fmt.Errorf("image: source.data: not valid base64")
 	}
 	return nil
+}
+
+// checkAnthropicDocument checks a document block as the API does for a
+// base64 PDF, and says what it holds: "[document NAME: PDF, N bytes]".
+func checkAnthropicDocument(b anthropicBlock) (string, error) {
+	if b.Source == nil {
+		return "", fmt.Errorf("document: source: field required")
+	}
+	if b.Source.Type != "base64" || b.Source.MediaType != "application/pdf" {
+		return "", fmt.Errorf("document: source: want base64 application/pdf, got %s %s", b.Source.Type, b.Source.MediaType)
+	}
+	raw, err := base64.StdEncoding.DecodeString(b.Source.Data)
+	if err != nil || !bytes.HasPrefix(raw, []byte("%PDF-")) {
+		return "", fmt.Errorf("document: source.data: not a base64 PDF")
+	}
+	return fmt.Sprintf("[document %s: PDF, %d bytes]", b.Title, len(raw)), nil
 }
 
 // anthropicBlocks reads content that is a string or a list of blocks.

@@ -43,6 +43,10 @@ type openaiPart struct {
 	ImageURL *struct {
 		URL string `json:"url"`
 	} `json:"image_url"`
+	File *struct {
+		FileData string `json:"file_data"`
+		Filename string `json:"filename"`
+	} `json:"file"`
 }
 
 // parseOpenAI reads a chat completions request and checks the tool-call
@@ -154,6 +158,12 @@ func openaiContent(raw json.RawMessage) (texts []string, images int, err error) 
 				return nil, 0, err
 			}
 			images++
+		case "file":
+			seen, err := checkFilePart(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			texts = append(texts, seen) // said in the echo
 		}
 	}
 	return texts, images, nil
@@ -176,4 +186,18 @@ func checkImageURL(p openaiPart) error {
 		return fmt.Errorf("image_url: data URL is not valid base64")
 	}
 	return nil
+}
+
+// checkFilePart checks a file part as api.openai.com takes a PDF (a data
+// URL in file_data) and says what it holds: "[file NAME: PDF, N bytes]".
+func checkFilePart(p openaiPart) (string, error) {
+	if p.File == nil || p.File.FileData == "" {
+		return "", fmt.Errorf("file: file_data required")
+	}
+	data, ok := strings.CutPrefix(p.File.FileData, "data:application/pdf;base64,")
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if !ok || err != nil || !bytes.HasPrefix(raw, []byte("%PDF-")) {
+		return "", fmt.Errorf("file: file_data: want a data:application/pdf;base64, URL of a PDF")
+	}
+	return fmt.Sprintf("[file %s: PDF, %d bytes]", p.File.Filename, len(raw)), nil
 }

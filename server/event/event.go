@@ -130,12 +130,22 @@ type Partial struct {
 	Thinking string `json:"thinking,omitempty"`
 }
 
+// QueuedFile is a document attached to a queued message.
+type QueuedFile struct {
+	SHA256    string `json:"sha256"`
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Size      int64  `json:"size"`
+}
+
 // Queued is a message waiting for the running turn to end.
 type Queued struct {
-	ID     string    `json:"id"`
-	Text   string    `json:"text"`
-	Images []string  `json:"images,omitempty"`
-	At     time.Time `json:"at,omitzero"`
+	ID     string   `json:"id"`
+	Text   string   `json:"text"`
+	Images []string `json:"images,omitempty"`
+	// Files are the documents attached, as session.FileRef names them.
+	Files []QueuedFile `json:"files,omitempty"`
+	At    time.Time    `json:"at,omitzero"`
 	// Steer: sent with /steer, it waits for the running turn's tool round
 	// to end and goes in before the turn's next model call; it cannot be
 	// edited (only messages queued for a turn of their own can).

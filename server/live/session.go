@@ -237,7 +237,7 @@ func (s *Session) Snapshot() Snapshot {
 func queuedEvents(q []Queued) []event.Queued {
 	out := make([]event.Queued, len(q))
 	for i, m := range q {
-		out[i] = event.Queued{ID: m.ID, Text: m.Text, Images: m.Images, At: m.At, Steer: m.Steer}
+		out[i] = event.Queued{ID: m.ID, Text: m.Text, Images: m.Images, Files: queuedFiles(m.Files), At: m.At, Steer: m.Steer}
 	}
 	return out
 }
@@ -292,7 +292,13 @@ func (s *Session) Header() session.Summary {
 // turn slot is claimed before the message is saved, so two submissions can
 // never both start a turn.
 func (s *Session) Submit(text string, images []string, queue bool) (turn, queued string, err error) {
-	slot, queued, err := s.submit(text, images, queue)
+	return s.SubmitFiles(text, images, nil, queue)
+}
+
+// SubmitFiles is Submit with documents attached (files.go): each names a
+// stored blob by SHA256 and carries the name it was attached under.
+func (s *Session) SubmitFiles(text string, images []string, files []session.FileRef, queue bool) (turn, queued string, err error) {
+	slot, queued, err := s.submitFiles(text, images, files, queue)
 	if slot != nil {
 		turn = slot.turn
 	}
@@ -302,11 +308,19 @@ func (s *Session) Submit(text string, images []string, queue bool) (turn, queued
 // submit is Submit, returning the slot of the turn it started (nil when
 // it queued the message or failed).
 func (s *Session) submit(text string, images []string, queue bool) (slot *turnSlot, queued string, err error) {
+	return s.submitFiles(text, images, nil, queue)
+}
+
+func (s *Session) submitFiles(text string, images []string, files []session.FileRef, queue bool) (slot *turnSlot, queued string, err error) {
 	text = strings.TrimRight(text, " \t\r\n")
-	if text == "" && len(images) == 0 {
+	if text == "" && len(images) == 0 && len(files) == 0 {
 		return nil, "", ErrEmptyMessage
 	}
 	if err := s.checkImages(images); err != nil {
+		return nil, "", err
+	}
+	files, err = s.checkFiles(files)
+	if err != nil {
 		return nil, "", err
 	}
 	// The person speaking pauses a running goal (goal.go says why).
@@ -319,7 +333,7 @@ func (s *Session) submit(text string, images []string, queue bool) (slot *turnSl
 	if s.slot == nil {
 		slot := s.claimLocked(slotTurn)
 		s.mu.Unlock()
-		msg, err := s.appendHuman(text, images)
+		msg, err := s.appendHumanWith(text, images, files)
 		if err != nil {
 			s.release(slot, turnEnd{notStarted: true})
 			return nil, "", err
@@ -333,7 +347,7 @@ func (s *Session) submit(text string, images []string, queue bool) (slot *turnSl
 	}
 	// Queued while the slot is taken. Should the slot be released before
 	// this is saved, release has already looked at the queue: start it.
-	q := Queued{ID: uuid.NewString(), Text: text, Images: images, At: s.m.opts.Now().UTC()}
+	q := Queued{ID: uuid.NewString(), Text: text, Images: images, Files: files, At: s.m.opts.Now().UTC()}
 	if _, err := s.w.Update(func(d *session.Document) error {
 		d.Queued = append(d.Queued, q)
 		return nil
@@ -429,13 +443,22 @@ func (s *Session) checkImages(shas []string) error {
 // waited in the queue (queuedID) leaves it in the same save, so it is never
 // lost nor kept twice.
 func (s *Session) appendHuman(text string, images []string, queuedID ...string) (session.Message, error) {
-	content := make([]session.Block, 0, 1+len(images))
+	return s.appendHumanWith(text, images, nil, queuedID...)
+}
+
+// appendHumanWith is appendHuman with files, whose blocks come after the
+// images and before the text, as they were checked by checkFiles.
+func (s *Session) appendHumanWith(text string, images []string, files []session.FileRef, queuedID ...string) (session.Message, error) {
+	content := make([]session.Block, 0, 1+len(images)+len(files))
 	for _, sha := range images {
 		_, ref, err := s.m.opts.Images.Read(sha)
 		if err != nil {
 			return session.Message{}, err
 		}
 		content = append(content, session.Block{Type: session.BlockImage, SHA256: ref.SHA256, MediaType: ref.MediaType})
+	}
+	for _, f := range files {
+		content = append(content, f.Block())
 	}
 	if text != "" {
 		content = append(content, session.Block{Type: session.BlockText, Text: text})
@@ -775,7 +798,7 @@ func (s *Session) keepQueued() {
 	var queue []Queued
 	s.w.View(func(d *session.Document) { queue = append(queue, d.Queued...) })
 	for _, q := range queue {
-		if _, err := s.appendHuman(q.Text, q.Images, q.ID); err != nil {
+		if _, err := s.appendHumanWith(q.Text, q.Images, q.Files, q.ID); err != nil {
 			s.m.log.Warn("queued message not kept", "session", s.id, "err", err)
 		}
 	}

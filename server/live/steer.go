@@ -220,5 +220,5 @@ func (s *Session) appendQueued() (session.Message, error) {
 	if next == nil {
 		return session.Message{}, errQueueEmpty
 	}
-	return s.appendHuman(next.Text, next.Images, next.ID)
+	return s.appendHumanWith(next.Text, next.Images, next.Files, next.ID)
 }

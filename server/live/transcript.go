@@ -49,6 +49,8 @@ func writeBlock(b *strings.Builder, bl session.Block) {
 		b.WriteString(bl.Text + "\n")
 	case session.BlockImage:
 		b.WriteString(bl.ImageMarker() + "\n")
+	case session.BlockFile:
+		b.WriteString(bl.FileMarker() + "\n")
 	case session.BlockToolUse:
 		fmt.Fprintf(b, "→ %s %s\n", bl.Name, capText(string(bl.Input), maxInputInTranscript))
 	case session.BlockToolResult:

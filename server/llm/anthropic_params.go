@@ -140,6 +140,12 @@ func anthropicBlocks(content []session.Block, images *imageLoader) ([]anthropic.
 				return nil, err
 			}
 			out = append(out, anthropic.NewImageBlockBase64(mediaType, data))
+		case session.BlockFile:
+			doc, err := anthropicFile(b, images)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, doc)
 		case session.BlockThinking:
 			// Sent back unchanged with its signature, as the API requires
 			// in a tool loop; one without (cut short, or another

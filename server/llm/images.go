@@ -23,6 +23,10 @@ type imageLoader struct {
 	// reads counts the image blocks loaded, so that a caller can tell
 	// whether a message holds one (anthropicBody keeps no bytes of those).
 	reads int
+	// pdfTexts keeps extracted PDF text (files.go); nil extracts each time.
+	pdfTexts *pdfTexts
+	// pdfParts: the provider reads PDFs as parts of their own (files.go).
+	pdfParts bool
 }
 
 type loadedImage struct {

@@ -26,6 +26,17 @@ type openaiClient struct {
 	// local servers (Ollama, llama.cpp, vLLM) know max_tokens.
 	official bool
 	idle     time.Duration // see ProviderConfig.StreamIdle
+	// pdfTexts keeps the text of attached PDFs for servers that cannot
+	// read PDFs (files.go).
+	pdfTexts *pdfTexts
+}
+
+// loader reads one request's blobs: PDFs as file parts on api.openai.com,
+// as their extracted text elsewhere.
+func (c *openaiClient) loader() *imageLoader {
+	l := newImageLoader(c.images)
+	l.pdfTexts, l.pdfParts = c.pdfTexts, c.official
+	return l
 }
 
 var _ Client = (*openaiClient)(nil)
@@ -57,6 +68,7 @@ func NewOpenAI(cfg ProviderConfig, images ImageReader) Client {
 		images:   images,
 		official: isOfficialOpenAI(cfg.BaseURL),
 		idle:     streamIdle(cfg),
+		pdfTexts: newPDFTexts(),
 	}
 }
 
@@ -115,7 +127,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onText func(stri
 // hold no messages (the SDK still encodes that small head).
 func (c *openaiClient) request(req Request) (openai.ChatCompletionNewParams, []option.RequestOption, error) {
 	if req.Encoded != nil {
-		body, ok, err := c.openaiBody(req, newImageLoader(c.images), req.Encoded)
+		body, ok, err := c.openaiBody(req, c.loader(), req.Encoded)
 		if err != nil {
 			return openai.ChatCompletionNewParams{}, nil, err
 		}

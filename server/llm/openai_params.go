@@ -14,7 +14,7 @@ import (
 
 // params builds the chat completions request.
 func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, error) {
-	msgs, err := openaiMessages(req.System, req.Messages, newImageLoader(c.images), c.breakpoints(req))
+	msgs, err := openaiMessages(req.System, req.Messages, c.loader(), c.breakpoints(req))
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
@@ -192,6 +192,12 @@ func openaiUser(m session.Message, images *imageLoader, marks bool) ([]openai.Ch
 				return nil, err
 			}
 			parts = append(parts, part)
+		case session.BlockFile:
+			part, err := openaiFile(b, images, images.pdfParts)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, part)
 		case session.BlockToolResult:
 			msg, imgs, err := openaiToolResult(b, images, marks)
 			if err != nil {
@@ -218,6 +224,8 @@ func markLastPart(parts []openai.ChatCompletionContentPartUnionParam) {
 		last.OfText.PromptCacheBreakpoint = breakpoint()
 	case last.OfImageURL != nil:
 		last.OfImageURL.PromptCacheBreakpoint = openai.NewChatCompletionContentPartImagePromptCacheBreakpointParam()
+	case last.OfFile != nil:
+		last.OfFile.PromptCacheBreakpoint = openai.NewChatCompletionContentPartFilePromptCacheBreakpointParam()
 	}
 }
 

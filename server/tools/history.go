@@ -200,6 +200,8 @@ func writeBlock(b *strings.Builder, blk session.Block) {
 		b.WriteString(capText(blk.Text, textMax))
 	case session.BlockImage:
 		b.WriteString(blk.ImageMarker())
+	case session.BlockFile:
+		b.WriteString(blk.FileMarker())
 	case session.BlockToolUse:
 		fmt.Fprintf(b, "[tool_use %s id=%s] %s", blk.Name, blk.ID, capText(compactJSON(blk.Input), blockMax))
 	case session.BlockToolResult:
