@@ -344,9 +344,12 @@ function decorate(points) {
     if (!article || !head || p.versions.length < 2) continue;
     head.querySelector('.versions')?.remove();
     shown.set(article, p);
+    const box = switcher(p);
+    // In the tab order when its message is the current one (messagekeys.js).
+    for (const b of box.querySelectorAll('button')) b.tabIndex = article.tabIndex === 0 ? 0 : -1;
     const after = head.querySelector('time') || head.querySelector('.who');
-    if (after) after.after(switcher(p));
-    else head.prepend(switcher(p));
+    if (after) after.after(box);
+    else head.prepend(box);
   }
 }
 
