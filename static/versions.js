@@ -18,7 +18,7 @@ import { api } from './http.js';
 import { button, el } from './dom.js';
 import { setBusy } from './actions.js';
 import { showError } from './alerts.js';
-import { letGo } from './scroll.js';
+import { followBottom, letGo } from './scroll.js';
 import { openInPlace } from './swap.js';
 
 const messageSel = 'article[data-testid="message"]';
@@ -88,8 +88,15 @@ function keepPlace(place, message) {
   };
   put();
   // Messages off screen are laid out late (content-visibility): again
-  // once the frame has settled them.
-  requestAnimationFrame(() => requestAnimationFrame(put));
+  // once the frame has settled them. A place that is at the page's end
+  // anyway follows the end, as the new turn streams in there.
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      put();
+      const s = document.scrollingElement;
+      if (s && s.scrollTop >= s.scrollHeight - s.clientHeight - 80) followBottom();
+    }),
+  );
 }
 
 /** openVersion shows the session at url in place and keeps the place.
