@@ -141,7 +141,11 @@ type Parent struct {
 	Kind string `json:"kind,omitempty"`
 	// Call is the ID of the parent's task call a sub-agent's session
 	// answers.
-	Call    string         `json:"call,omitempty"`
+	Call string `json:"call,omitempty"`
+	// Branch, on a fork made by an edit or a regeneration, is the message
+	// of session Session that the fork's first new message is another
+	// version of (versions.go); absent on any other fork.
+	Branch  string         `json:"branch,omitempty"`
 	Unknown jsontext.Value `json:",embed"`
 }
 

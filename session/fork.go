@@ -28,6 +28,11 @@ type ForkOptions struct {
 	// Call, when set, makes the fork a sub-agent's session: it answers
 	// the parent's task call Call, and is titled Title.
 	Call, Title string
+	// Before, when set, is a message of the latest thread the fork stops
+	// just before, inside a turn if need be; Version then makes the fork
+	// another version of a message (versions.go).
+	Before  string
+	Version *VersionPoint
 }
 
 // TurnsError is a KeepTurns outside 0..Turns; it names the nearest valid
@@ -62,6 +67,9 @@ func turnStarts(msgs []Message) []int {
 
 // forkCut is how many of the latest thread's messages a fork keeps.
 func forkCut(msgs []Message, opts ForkOptions) (int, error) {
+	if opts.Before != "" {
+		return versionCut(msgs, opts.Before)
+	}
 	starts := turnStarts(msgs)
 	if opts.ByTurns {
 		if opts.KeepTurns < 0 || opts.KeepTurns > len(starts) {
@@ -139,6 +147,9 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 	// work the fork no longer holds is worse than none.
 	if cut == len(msgs) {
 		fork.Todo = slices.Clone(parent.Todo)
+	}
+	if opts.Version != nil {
+		asVersion(fork, parent, *opts.Version)
 	}
 	if opts.Call != "" {
 		fork.Parent.Kind, fork.Parent.Call, fork.Title = ParentSubagent, opts.Call, opts.Title

@@ -39,6 +39,7 @@ import { initTimes } from './times.js';
 import { initThreads, loadEarlier, loadEarlierOnScroll } from './earlier.js';
 import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
+import { initVersions, versionActions } from './versions.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -49,6 +50,7 @@ onActions({
   'load-earlier': loadEarlier,
   'new-session': openNewSession,
   'fork-message': (el) => forkMessage(el, showError),
+  ...versionActions,
 });
 // The page's own parts, kept while sessions are swapped in and out of it
 // (swap.js): they act on the header, the sidebar, or the whole document
@@ -69,4 +71,5 @@ initSwap((signal) => {
   initCompaction(signal);
   loadEarlierOnScroll(signal);
   highlight();
+  initVersions(signal);
 });

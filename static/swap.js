@@ -36,6 +36,8 @@ export function sessionOf(url) {
 
 /** @type {AbortController} */
 let current = new AbortController();
+/** @type {((signal: AbortSignal) => void) | null} */
+let started = null;
 // asked counts the swaps asked for: only the latest one's answer goes in.
 let asked = 0;
 
@@ -45,6 +47,7 @@ let asked = 0;
  * @param {(signal: AbortSignal) => void} start
  */
 export function initSwap(start) {
+  started = start;
   start(current.signal);
   document.addEventListener('click', (e) => {
     if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
@@ -64,6 +67,21 @@ export function initSwap(start) {
     if (!id) location.reload();
     else swapTo(url, start, false);
   });
+}
+
+/**
+ * openInPlace shows the session at href in place of the page's, as a
+ * click on a link to it does (an edit's or a regeneration's version,
+ * static/versions.js), and resolves once it is shown.
+ * @param {string} href
+ */
+export async function openInPlace(href) {
+  const url = new URL(href, location.href);
+  if (!started || !sessionOf(url)) {
+    location.assign(url.href);
+    return;
+  }
+  await swapTo(url, started, true);
 }
 
 /**

@@ -581,7 +581,12 @@ func (s *Session) takeQueue() []event.Queued {
 // sending it a second time. The answer it replaces (with its tool rounds)
 // stays in the document marked replaced_by the retry's first answer: the
 // model no longer sees it, and the page shows it folded.
-func (s *Session) Retry() (string, error) {
+func (s *Session) Retry() (string, error) { return s.RetryWith("") }
+
+// RetryWith is Retry with the turn's model calls made to model ("" is
+// the session's model): another model's answer, the session's own model
+// unchanged for the turns after (versions.go).
+func (s *Session) RetryWith(model string) (string, error) {
 	s.mu.Lock()
 	if err := s.refuseLocked(); err != nil {
 		s.mu.Unlock()
@@ -600,6 +605,9 @@ func (s *Session) Retry() (string, error) {
 	}
 	slot := s.claimLocked(slotTurn)
 	slot.answerID = uuid.NewString()
+	if model != "" {
+		slot.command = &commandGrant{model: model} // grants no tool
+	}
 	s.mu.Unlock()
 	for _, id := range replaced {
 		if err := s.w.Mark(id, slot.answerID); err != nil {
