@@ -39,6 +39,7 @@ import { initTimes } from './times.js';
 import { initThreads, loadEarlier, loadEarlierOnScroll } from './earlier.js';
 import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
+import { initOrganise } from './organise.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -56,6 +57,7 @@ onActions({
 initTimes();
 initNewSession();
 initSidebar(showError);
+initOrganise(); // the sidebar's row menus
 initThreads();
 initCopy();
 initHighlight();

@@ -243,3 +243,8 @@ func sessionTitle(title, parent, parentTitle string) string {
 func forkTitle(parentTitle string) string {
 	return "Fork of " + titleOr(parentTitle)
 }
+
+// TagURL is the listing at page (PageURL) filtered by tag.
+func TagURL(page, tag string) string {
+	return page + "?" + url.Values{"tag": {tag}}.Encode()
+}
