@@ -116,6 +116,10 @@ function openMenu(opener) {
     if (t && !menu.contains(t) && !opener.contains(t)) close(false);
   };
   const onMove = () => close(false);
+  // A fixed menu would stay put while its row scrolls away: it closes.
+  const onScroll = (/** @type {Event} */ e) => {
+    if (!(e.target instanceof Node && menu.contains(e.target))) close(false);
+  };
   function close(focus) {
     if (open?.menu !== menu) return;
     open = null;
@@ -124,11 +128,13 @@ function openMenu(opener) {
     menu.removeEventListener('keydown', onKey);
     document.removeEventListener('pointerdown', onOutside, true);
     window.removeEventListener('resize', onMove);
+    document.removeEventListener('scroll', onScroll, true);
     if (focus && opener.isConnected) opener.focus();
   }
   menu.addEventListener('keydown', onKey);
   document.addEventListener('pointerdown', onOutside, true);
   window.addEventListener('resize', onMove);
+  document.addEventListener('scroll', onScroll, true);
   open = { menu, opener, close };
   buttons[0]?.focus();
 }
