@@ -29,9 +29,9 @@ const maxJSONBody = 1 << 20
 // ?pretty, which c.JSON indents) it is encoded here.
 func (s *Server) listSessions(c echo.Context) error {
 	opts := session.ListOptions{Archived: c.QueryParam("archived") == "1", Subagents: c.QueryParam("subagents") == "1"}
-	q := c.QueryParam("q")
-	if _, pretty := c.QueryParams()["pretty"]; strings.TrimSpace(q) != "" || pretty {
-		sums, err := s.filtered(opts, q)
+	q, tag := c.QueryParam("q"), c.QueryParam("tag")
+	if _, pretty := c.QueryParams()["pretty"]; strings.TrimSpace(q) != "" || strings.TrimSpace(tag) != "" || pretty {
+		sums, err := s.filtered(opts, q, tag)
 		if err != nil {
 			return err
 		}
@@ -45,10 +45,11 @@ func (s *Server) listSessions(c echo.Context) error {
 }
 
 // filtered is the listing's sessions whose title, model or ID contains
-// q, ignoring case (all of them when q is blank), copying only those. It
-// never returns nil, so the JSON answer is always a list.
-func (s *Server) filtered(opts session.ListOptions, q string) ([]session.Summary, error) {
-	sums, _, err := s.listWindow(opts, q, 0, math.MaxInt)
+// q, ignoring case (all of them when q is blank), and that carry tag
+// (any when blank), copying only those. It never returns nil, so the
+// JSON answer is always a list.
+func (s *Server) filtered(opts session.ListOptions, q, tag string) ([]session.Summary, error) {
+	sums, _, err := s.listTagged(opts, q, tag, 0, math.MaxInt)
 	if sums == nil && err == nil {
 		sums = []session.Summary{}
 	}
@@ -181,6 +182,17 @@ type patchRequest struct {
 	// Think and Personality: the reasoning effort and persona (api_think.go).
 	Think       *string `json:"think"`
 	Personality *string `json:"personality"`
+	// Pinned and Tags are the person's marks on the row (session/tags.go).
+	Pinned *bool     `json:"pinned"`
+	Tags   *[]string `json:"tags"`
+}
+
+// marksOnly reports whether req changes only the pin and the tags: a
+// mark is not activity, so the session keeps its place by time (pinning
+// and unpinning one must not make it the newest).
+func (req patchRequest) marksOnly() bool {
+	return req.Title == nil && req.Name == nil && req.Scratchpad == nil && req.Links == nil &&
+		req.Model == nil && req.Think == nil && req.Personality == nil
 }
 
 func (s *Server) patchSession(c echo.Context) error {
@@ -197,6 +209,13 @@ func (s *Server) patchSession(c echo.Context) error {
 		if err := checkName(*req.Name); err != nil {
 			return err
 		}
+	}
+	if req.Tags != nil {
+		tags, err := session.CleanTags(*req.Tags)
+		if err != nil {
+			return err
+		}
+		req.Tags = &tags
 	}
 	var notice string
 	if req.Model != nil {
@@ -218,7 +237,9 @@ func (s *Server) patchSession(c echo.Context) error {
 		if err := s.applySteering(d, req.Think, req.Personality); err != nil {
 			return err
 		}
-		d.UpdatedAt = s.opts.Now().UTC()
+		if !req.marksOnly() {
+			d.UpdatedAt = s.opts.Now().UTC()
+		}
 		// Told before the file changes, so the watcher never sees the new
 		// title or time as news and tells the tabs twice.
 		s.told.setOwn(d.ID, d.Title, d.UpdatedAt)
@@ -290,6 +311,12 @@ func applyPatch(d *session.Document, req patchRequest) error {
 	}
 	if req.Model != nil {
 		d.Model = strings.TrimSpace(*req.Model)
+	}
+	if req.Pinned != nil {
+		d.Pinned = *req.Pinned
+	}
+	if req.Tags != nil {
+		d.Tags = *req.Tags // cleaned by patchSession (session.CleanTags)
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ func (s *Server) boardView() (web.BoardView, error) {
 	doneMore := 0
 	for sum := range own {
 		if now.Sub(sum.UpdatedAt) > boardRecent {
+			if sum.Pinned {
+				continue // pinned ones come first, whatever their age
+			}
 			break // newest first: the rest are older
 		}
 		if sum.Damaged != "" || busy[sum.ID] {

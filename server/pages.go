@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -123,12 +124,13 @@ func (s *Server) homeView(c echo.Context, opts session.ListOptions) (web.HomeVie
 		page, from = pages, 0
 	}
 	to := page * web.PageSize
-	sums, total, err := s.listWindow(opts, q, from, to)
+	tag := strings.TrimSpace(c.QueryParam("tag"))
+	sums, total, err := s.listTagged(opts, q, tag, from, to)
 	if err != nil {
 		return web.HomeView{}, err
 	}
 	return web.HomeView{
-		Archived: opts.Archived, Subagents: opts.Subagents, Query: q, Rows: s.rows(sums),
+		Archived: opts.Archived, Subagents: opts.Subagents, Query: q, Tag: tag, Rows: s.rows(sums),
 		Page: page, HasMore: to < total, Profile: s.opts.Profile, Now: s.opts.Now(),
 	}, nil
 }
@@ -137,8 +139,14 @@ func (s *Server) homeView(c echo.Context, opts session.ListOptions) (web.HomeVie
 // filtered by q, and how many q matches in all. It copies that window's
 // summaries only, not the whole listing.
 func (s *Server) listWindow(opts session.ListOptions, q string, from, to int) ([]session.Summary, int, error) {
-	q = normalQuery(q)
-	if q == "" {
+	return s.listTagged(opts, q, "", from, to)
+}
+
+// listTagged is listWindow of the sessions that carry tag as well (any
+// session when tag is blank).
+func (s *Server) listTagged(opts session.ListOptions, q, tag string, from, to int) ([]session.Summary, int, error) {
+	q, tag = normalQuery(q), strings.TrimSpace(tag)
+	if q == "" && tag == "" {
 		return s.opts.Sessions.ListPage(opts, from, to)
 	}
 	seq, _, err := s.opts.Sessions.Summaries(opts)
@@ -148,7 +156,7 @@ func (s *Server) listWindow(opts session.ListOptions, q string, from, to int) ([
 	var page []session.Summary
 	n := 0
 	for sum := range seq {
-		if !matchesQuery(&sum, q) {
+		if !matchesQuery(&sum, q) || tag != "" && !session.HasTag(sum.Tags, tag) {
 			continue
 		}
 		if n >= from && n < to {

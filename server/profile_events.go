@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +56,8 @@ type feed struct {
 
 // listed is what the profile's tabs were last told of one session.
 type listed struct {
+	// marks is the session's pin and tags: a change re-renders the rows.
+	marks    string
 	title    string
 	status   string
 	updated  time.Time
@@ -187,7 +191,7 @@ func (f *feed) current() (map[string]listed, error) {
 	}
 	now := make(map[string]listed, nActive+nArchived)
 	for sum := range active {
-		now[sum.ID] = listed{title: sum.Title, status: f.statusOf(sum), updated: sum.UpdatedAt}
+		now[sum.ID] = listed{title: sum.Title, status: f.statusOf(sum), updated: sum.UpdatedAt, marks: marksOf(sum)}
 	}
 	for sum := range archived {
 		now[sum.ID] = listed{title: sum.Title, updated: sum.UpdatedAt, archived: true}
@@ -215,7 +219,7 @@ func diffListing(prev, now map[string]listed) []event.Event {
 			out = append(out, event.SessionRemoved{ID: id, Archived: true})
 		case !known || p.archived:
 			out = append(out, event.SessionAdded{ID: id, Title: n.title, Status: n.status, Restored: known})
-		case n.title != p.title || n.status != p.status || !n.updated.Equal(p.updated):
+		case n.title != p.title || n.status != p.status || !n.updated.Equal(p.updated) || n.marks != p.marks:
 			out = append(out, event.SessionChanged{ID: id, Title: n.title, Status: n.status, UpdatedAt: n.updated})
 		}
 	}
@@ -247,4 +251,12 @@ func (s *Server) profileEvents(c echo.Context) error {
 	return s.events.serveTab(c.Response(), c.Request(), profileStream, func(int64, *event.Partial, []event.RunningTool) (event.Event, error) {
 		return event.SessionsSnapshot{}, nil
 	})
+}
+
+// marksOf is sum's pin and tags as one comparable string.
+func marksOf(sum session.Summary) string {
+	if !sum.Pinned && len(sum.Tags) == 0 {
+		return ""
+	}
+	return strconv.FormatBool(sum.Pinned) + "\x00" + strings.Join(sum.Tags, "\x00")
 }

@@ -36,7 +36,12 @@ type Document struct {
 	// Name is what the person calls the session wherever an ID is taken
 	// (`myco run -n explore`, `--fork-from explore`, `/resume explore`):
 	// unique in the profile, empty for none (name.go).
-	Name       string    `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Pinned keeps the session at the top of the listings, above the
+	// newest; Tags are the person's own labels (tags.go). Both are the
+	// person's alone: no turn changes them.
+	Pinned     bool      `json:"pinned,omitzero"`
+	Tags       []string  `json:"tags,omitempty"`
 	Model      string    `json:"model,omitempty"`
 	Cwd        string    `json:"cwd,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
@@ -509,8 +514,13 @@ type Summary struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Archived  bool      `json:"archived"`
-	Messages  int       `json:"messages"`
-	Threads   int       `json:"threads"`
+	// Pinned and Tags are the document's (Document.Pinned, Tags): the
+	// listing sorts pinned sessions first and filters by tag without
+	// reading any document.
+	Pinned   bool     `json:"pinned,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Messages int      `json:"messages"`
+	Threads  int      `json:"threads"`
 	// Failed: the latest answer failed and its error is saved
 	// (Message.Error); a listing shows the session as failed.
 	Failed bool `json:"failed,omitempty"`
@@ -537,6 +547,7 @@ func (d *Document) Summarize() Summary {
 	sum := Summary{
 		ID: d.ID, Title: d.Title, Name: d.Name, Model: d.Model, Cwd: d.Cwd,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Archived: d.Archived,
+		Pinned: d.Pinned, Tags: d.Tags,
 		Messages: d.MessageCount(), Threads: len(d.Threads), Failed: d.LastAnswerFailed(),
 		Usage:       d.UsageByModel(),
 		GoalBlocked: d.Goal != nil && d.Goal.State == GoalBlocked,

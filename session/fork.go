@@ -125,6 +125,9 @@ func (s *Store) Fork(id string, opts ForkOptions) (*Document, error) {
 		Parent:     &Parent{Session: parent.ID, Thread: last, Title: parent.Title},
 		Links:      slices.Clone(parent.Links),
 		Scratchpad: parent.Scratchpad,
+		// A fork keeps the parent's tags (the same work), not its pin: a
+		// pin marks the one session the person put there.
+		Tags: slices.Clone(parent.Tags),
 		// A fork continues the same way of working: the same reasoning
 		// effort, persona and plan or build mode (all in the system
 		// prompt, so its first request shares the parent's). Of the notes, those its kept messages

@@ -79,6 +79,8 @@ type Header struct {
 	Title       *string   `json:"title,omitzero"`
 	TitleFrom   *string   `json:"title_from,omitzero"`
 	Name        *string   `json:"name,omitzero"`
+	Pinned      *bool     `json:"pinned,omitzero"`
+	Tags        *[]string `json:"tags,omitzero"`
 	Model       *string   `json:"model,omitzero"`
 	Cwd         *string   `json:"cwd,omitzero"`
 	Archived    *bool     `json:"archived,omitzero"`
@@ -113,6 +115,10 @@ func headerChange(a, b *Document) *Header {
 	set(a.Title != b.Title, func() { h.Title = &b.Title })
 	set(a.TitleFrom != b.TitleFrom, func() { h.TitleFrom = &b.TitleFrom })
 	set(a.Name != b.Name, func() { h.Name = &b.Name })
+	set(a.Pinned != b.Pinned, func() { h.Pinned = &b.Pinned })
+	// Never a nil list: it would be written as null, which reads back as
+	// no change at all rather than "no tags".
+	set(!slices.Equal(a.Tags, b.Tags), func() { h.Tags = new(append([]string{}, b.Tags...)) })
 	set(a.Model != b.Model, func() { h.Model = &b.Model })
 	set(a.Cwd != b.Cwd, func() { h.Cwd = &b.Cwd })
 	set(a.Archived != b.Archived, func() { h.Archived = &b.Archived })
@@ -155,6 +161,12 @@ func (h *Header) apply(d *Document) {
 	}
 	if h.Name != nil {
 		d.Name = *h.Name
+	}
+	if h.Pinned != nil {
+		d.Pinned = *h.Pinned
+	}
+	if h.Tags != nil {
+		d.Tags = *h.Tags
 	}
 	if h.Model != nil {
 		d.Model = *h.Model

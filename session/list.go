@@ -541,7 +541,7 @@ func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 	// Sorted outside the lock: saves note their writes meanwhile. Entries
 	// in the listing cache's order are sorted already, and a check of that
 	// is a tenth of a sort.
-	byNewest := func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) }
+	byNewest := func(a, b *fileEntry) int { return listingOrder(&a.sum, &b.sum) }
 	if !slices.IsSortedFunc(entries, byNewest) {
 		slices.SortFunc(entries, byNewest)
 	}
@@ -600,7 +600,9 @@ type ListOptions struct {
 	Subagents bool
 }
 
-// List returns summaries newest first (by updated_at). Active listing reads
+// List returns summaries pinned first, then newest first (by
+// updated_at): a caller that wants the newest skips the pinned ones or
+// looks at them all. Active listing reads
 // session/ only; a document there that says it is archived (an archive cut
 // short, waiting for MigrateArchived) is listed with the archived ones.
 // Damaged documents are included with Damaged set and their file time as
@@ -688,6 +690,18 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 	v := s.cache.view(s.dir, s.archivedDir, opts)
 	s.listedOnce.Do(func() { close(s.listed) })
 	return v, nil
+}
+
+// listingOrder is a listing's order: pinned sessions first, then each
+// part newest first (newestFirst).
+func listingOrder(a, b *Summary) int {
+	if a.Pinned != b.Pinned {
+		if a.Pinned {
+			return -1
+		}
+		return 1
+	}
+	return newestFirst(a, b)
 }
 
 // newestFirst orders by updated_at, newest first, then by ID. Pointers:
@@ -1033,10 +1047,23 @@ func (s *Store) last() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, sum := range sums {
-		if sum.Damaged == "" && !sum.Archived {
-			return sum.ID, nil
+	// Pinned sessions come first whatever their age: the newest is the
+	// newest of them or the first unpinned one.
+	var last *Summary
+	for i := range sums {
+		sum := &sums[i]
+		if sum.Damaged != "" || sum.Archived {
+			continue
 		}
+		if last == nil || newestFirst(sum, last) < 0 {
+			last = sum
+		}
+		if !sum.Pinned {
+			break
+		}
+	}
+	if last != nil {
+		return last.ID, nil
 	}
 	return "", fmt.Errorf("%w: %s: there are no sessions", ErrNotFound, LastSession)
 }

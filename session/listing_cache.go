@@ -27,8 +27,9 @@ const ListingCacheName = "listing.cache"
 // (so the decoder grows no map). Version 2 is a binary body: version 1's
 // JSON took 50-90 ms to decode for 10,000 sessions, most of a restart's
 // listing; this one takes a few (listing_cache_codec.go). Version 3 adds
-// each session's name at the end of its entry.
-const listingCacheMagic = "myco listing cache 3"
+// each session's name at the end of its entry; version 4 its pin (a flag)
+// and tags, after the name.
+const listingCacheMagic = "myco listing cache 4"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -79,9 +80,9 @@ func checkListingCache(data []byte) ([]byte, int, error) {
 }
 
 // encodeListingCache makes the file's bytes from entries, newest first
-// (the order a listing sorts them in, which then finds them sorted).
+// (pinned first, the order a listing sorts them in, which then finds them sorted).
 func encodeListingCache(files map[string]*fileEntry) []byte {
-	list := slices.SortedFunc(maps.Values(files), func(a, b *fileEntry) int { return newestFirst(&a.sum, &b.sum) })
+	list := slices.SortedFunc(maps.Values(files), func(a, b *fileEntry) int { return listingOrder(&a.sum, &b.sum) })
 	body := make([]byte, 0, len(list)*256)
 	for _, e := range list {
 		body = appendCacheEntry(body, e)

@@ -23,10 +23,10 @@ import (
 //	messages threads  parent parent_title  usage_count
 //	usage × usage_count: model input output cache_read cache_creation
 //	                     cache_creation_5m cache_creation_1h unknown
-//	name
+//	name  tag_count  tag × tag_count
 //
 // flags: 1 archived, 2 failed, 4 a sub-agent's session, 8 its goal is
-// blocked. A damaged summary is never written.
+// blocked, 16 pinned. A damaged summary is never written.
 
 // minEntrySize is less than any entry's encoding, to bound the count a
 // header may claim.
@@ -37,6 +37,7 @@ const (
 	flagFailed
 	flagSubagent
 	flagGoalBlocked
+	flagPinned
 )
 
 // appendCacheEntry appends e's encoding to b.
@@ -65,6 +66,9 @@ func appendCacheEntry(b []byte, e *fileEntry) []byte {
 	if s.GoalBlocked {
 		flags |= flagGoalBlocked
 	}
+	if s.Pinned {
+		flags |= flagPinned
+	}
 	b = append(b, flags)
 	b = binary.AppendVarint(b, int64(s.Messages))
 	b = binary.AppendVarint(b, int64(s.Threads))
@@ -79,7 +83,12 @@ func appendCacheEntry(b []byte, e *fileEntry) []byte {
 		}
 		b = appendString(b, string(u.Usage.Unknown))
 	}
-	return appendString(b, s.Name)
+	b = appendString(b, s.Name)
+	b = binary.AppendUvarint(b, uint64(len(s.Tags)))
+	for _, t := range s.Tags {
+		b = appendString(b, t)
+	}
+	return b
 }
 
 func appendString(b []byte, s string) []byte {
@@ -191,11 +200,12 @@ func (r *cacheReader) entry(e *fileEntry) {
 	s.Title, s.Model, s.Cwd = r.string(), r.string(), r.string()
 	s.CreatedAt, s.UpdatedAt = r.time(), r.time()
 	flags := r.byte()
-	if flags&^(flagArchived|flagFailed|flagSubagent|flagGoalBlocked) != 0 {
+	if flags&^(flagArchived|flagFailed|flagSubagent|flagGoalBlocked|flagPinned) != 0 {
 		r.fail()
 	}
 	s.Archived, s.Failed = flags&flagArchived != 0, flags&flagFailed != 0
 	s.Subagent, s.GoalBlocked = flags&flagSubagent != 0, flags&flagGoalBlocked != 0
+	s.Pinned = flags&flagPinned != 0
 	s.Messages, s.Threads = r.int(), r.int()
 	s.Parent, s.ParentTitle = r.string(), r.string()
 	if n := r.uvarint(); n > 0 {
@@ -216,6 +226,16 @@ func (r *cacheReader) entry(e *fileEntry) {
 		}
 	}
 	s.Name = r.string()
+	if n := r.uvarint(); n > 0 {
+		if n > TagsMax {
+			r.fail()
+			return
+		}
+		s.Tags = make([]string, n)
+		for i := range s.Tags {
+			s.Tags[i] = r.string()
+		}
+	}
 }
 
 // usage is n ModelUsage from r's slab, a new one when it has no room.

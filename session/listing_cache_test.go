@@ -188,7 +188,7 @@ func TestListingCacheNotTrusted(t *testing.T) {
 			writeFile(t, path, string(data))
 		}},
 		{"another version", func(t *testing.T, path string) {
-			writeFile(t, path, strings.Replace(string(readFile(t, path)), "cache 3 ", "cache 4 ", 1))
+			writeFile(t, path, strings.Replace(string(readFile(t, path)), "cache 4 ", "cache 5 ", 1))
 		}},
 		{"version 1 (JSON), checksum right", func(t *testing.T, path string) {
 			body := `[{"id":"` + cacheA + `","dev":1,"ino":2,"size":3,"mtime_ns":4,"summary":{"id":"` + cacheA + `","title":"Title AAAA a1"}}]`

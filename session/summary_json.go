@@ -30,6 +30,19 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 	b = appendTime(append(b, `,"created_at":`...), sum.CreatedAt)
 	b = appendTime(append(b, `,"updated_at":`...), sum.UpdatedAt)
 	b = strconv.AppendBool(append(b, `,"archived":`...), sum.Archived)
+	if sum.Pinned {
+		b = append(b, `,"pinned":true`...)
+	}
+	if len(sum.Tags) > 0 {
+		b = append(b, `,"tags":[`...)
+		for i, t := range sum.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendField(b, "", t)
+		}
+		b = append(b, ']')
+	}
 	b = strconv.AppendInt(append(b, `,"messages":`...), int64(sum.Messages), 10)
 	b = strconv.AppendInt(append(b, `,"threads":`...), int64(sum.Threads), 10)
 	if sum.Failed {
@@ -60,6 +73,11 @@ func appendSummaryJSON(b []byte, sum *Summary) ([]byte, error) {
 func plainSummary(sum *Summary) bool {
 	for _, s := range []string{sum.ID, sum.Title, sum.Name, sum.Model, sum.Cwd, sum.Parent, sum.ParentTitle, sum.Damaged} {
 		if !plainString(s) {
+			return false
+		}
+	}
+	for _, t := range sum.Tags {
+		if !plainString(t) {
 			return false
 		}
 	}

@@ -30,6 +30,8 @@ func TestAppendSummaryJSONIsEncodingJSON(t *testing.T) {
 		{"html in a usage model", Summary{ID: "c", Usage: []ModelUsage{{Model: "<m>"}}}},
 		{"unknown usage members", Summary{ID: "d", Usage: []ModelUsage{{Model: "m", Usage: Usage{Unknown: jsontext.Value(`{"x":1}`)}}}}},
 		{"negative counts", Summary{ID: "e", Messages: -1, Usage: []ModelUsage{{Usage: Usage{InputTokens: -5, CacheReadInputTokens: -1}}}}},
+		{"pinned and tagged", Summary{ID: "g", Pinned: true, Tags: []string{"work", "two words", "日本"}}},
+		{"a tag that needs escaping", Summary{ID: "h", Tags: []string{"a<b", "\"q\""}}},
 		{"local time", Summary{ID: "f", CreatedAt: at.Local(), UpdatedAt: at.In(zone)}},
 	}
 	for _, tt := range tests {

@@ -7,9 +7,11 @@ import { onActions } from './actions.js';
 import { initTimes } from './times.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { initSearch, onKey, rowActions } from './rows.js';
+import { initOrganise } from './organise.js';
 
 onActions({ ...rowActions, 'new-session': openNewSession });
 document.addEventListener('keydown', onKey);
 initTimes();
 initNewSession();
 initSearch();
+initOrganise();

@@ -40,6 +40,7 @@ import { initThreads, loadEarlier, loadEarlierOnScroll } from './earlier.js';
 import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
 import { initVersions, versionActions } from './versions.js';
+import { initOrganise } from './organise.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -58,6 +59,7 @@ onActions({
 initTimes();
 initNewSession();
 initSidebar(showError);
+initOrganise(); // the sidebar's row menus
 initThreads();
 initCopy();
 initHighlight();

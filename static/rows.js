@@ -13,6 +13,7 @@ import { followListing } from './listing.js';
 import { refreshBoard } from './board.js';
 import { Search } from './search.js';
 import { setBusy } from './actions.js';
+import { onRowsStale } from './organise.js';
 
 const searchInput = () => /** @type {HTMLInputElement | null} */ (document.querySelector('[data-testid="search-input"]'));
 const sessionList = () => document.getElementById('session-list');
@@ -68,6 +69,9 @@ export function initSearch() {
     if (!listing.busy) listing.refresh(rowsURL(listing.query, pagesLoaded));
     refreshBoard();
   });
+  // A row's menu or the bulk bar changed sessions (organise.js): the
+  // server's order (pinned first) and marks are fetched at once.
+  onRowsStale(() => listing.refresh(rowsURL(listing.query, pagesLoaded)));
 }
 
 async function loadMore(el) {

@@ -15,6 +15,7 @@
 
 import { followListing } from './listing.js';
 import { Search } from './search.js';
+import { onRowsStale } from './organise.js';
 
 const body = document.body;
 const stored = { closed: 'myco.sidebar.closed', grouped: 'myco.sidebar.grouped' };
@@ -127,4 +128,5 @@ export function initSidebar(onError) {
   followListing(() => {
     if (!search.busy) search.refresh();
   });
+  onRowsStale(() => search.refresh()); // a row's menu changed a session (organise.js)
 }

@@ -29,6 +29,7 @@ type HomeView struct {
 	// Board, on the home page, is what needs the person above the rows.
 	Board   *BoardView
 	Query   string // the filter the rows were chosen by
+	Tag     string // the tag the rows were chosen by ("" for any)
 	Rows    []SessionRow
 	Page    int  // 1-based page these rows are; 0 counts as 1
 	HasMore bool // another page follows: a "Load more" control is shown
@@ -58,6 +59,9 @@ type SessionRow struct {
 	ParentTitle string
 	// Usage is the session's tokens and cost (WithCost fills in the cost).
 	Usage UsageView
+	// Pinned and Tags are the person's marks (session.Document.Pinned, Tags).
+	Pinned bool
+	Tags   []string
 }
 
 // NewSessionRow returns the row of one listed session.
@@ -70,6 +74,8 @@ func NewSessionRow(s session.Summary) SessionRow {
 		Messages:  s.Messages,
 		Damaged:   s.Damaged,
 		Cwd:       s.Cwd,
+		Pinned:    s.Pinned,
+		Tags:      s.Tags,
 		Status:    listStatus(s),
 		Parent:    s.Parent,
 	}
@@ -155,6 +161,9 @@ func (v HomeView) NextPageFallbackURL() string {
 	if v.Query != "" {
 		q.Set("q", v.Query)
 	}
+	if v.Tag != "" {
+		q.Set("tag", v.Tag)
+	}
 	q.Set("page", strconv.Itoa(v.page()+1))
 	return v.PageURL() + "?" + q.Encode()
 }
@@ -169,6 +178,9 @@ func (v HomeView) partialURL(query string, page int) string {
 	}
 	if query != "" {
 		q.Set("q", query)
+	}
+	if v.Tag != "" {
+		q.Set("tag", v.Tag)
 	}
 	if page > 0 {
 		q.Set("page", strconv.Itoa(page))
@@ -190,6 +202,8 @@ func (v HomeView) EmptyText() string {
 	switch {
 	case v.Query != "":
 		return "No title, name, model or ID matches “" + v.Query + "”."
+	case v.Tag != "":
+		return "No session is tagged “" + v.Tag + "”."
 	case v.Subagents:
 		return "No sub-agent has run yet: the agent starts one with its task tool."
 	case v.Archived:
@@ -228,4 +242,9 @@ func sessionTitle(title, parent, parentTitle string) string {
 // forkTitle names an untitled fork by its parent's title.
 func forkTitle(parentTitle string) string {
 	return "Fork of " + titleOr(parentTitle)
+}
+
+// TagURL is the listing at page (PageURL) filtered by tag.
+func TagURL(page, tag string) string {
+	return page + "?" + url.Values{"tag": {tag}}.Encode()
 }
