@@ -7,9 +7,15 @@ import { onActions } from './actions.js';
 import { initTimes } from './times.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { initSearch, onKey, rowActions } from './rows.js';
+import { initSwitcher } from './palette.js';
+import { initShortcuts } from './shortcuts.js';
+import { initTheme } from './theme.js';
 
 onActions({ ...rowActions, 'new-session': openNewSession });
 document.addEventListener('keydown', onKey);
 initTimes();
 initNewSession();
 initSearch();
+initTheme();
+initShortcuts();
+initSwitcher();

@@ -39,6 +39,9 @@ import { initTimes } from './times.js';
 import { initThreads, loadEarlier, loadEarlierOnScroll } from './earlier.js';
 import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
+import { initShortcuts } from './shortcuts.js';
+import { initTheme } from './theme.js';
+import { noteVisit } from './recent.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -59,9 +62,12 @@ initSidebar(showError);
 initThreads();
 initCopy();
 initHighlight();
+initTheme();
+initShortcuts();
 // The parts of the session shown, started again with each session swapped
 // in; signal ends the last one's.
 initSwap((signal) => {
+  noteVisit(document.body.dataset.sessionId || '');
   initPanelDrawer(signal);
   initMessageKeys();
   openStream(signal);
