@@ -79,7 +79,7 @@ async function fetchChoices(name, typed, sessionURL) {
       const here = document.body.dataset.sessionId;
       return (await sessionsList())
         .filter((s) => typeof s?.id === 'string' && s.id !== here && !s.damaged)
-        .map((s) => ({ value: s.name || s.id, label: s.title || 'Untitled', detail: s.cwd || '' }));
+        .map((s) => ({ value: s.id, label: s.title || 'Untitled', detail: [s.name, s.cwd].filter(Boolean).join(' · ') }));
     }
     case 'think':
     case 'personality': {

@@ -5,8 +5,9 @@
 // "/" it lists only commands, and "/model " the arguments that command
 // takes (completion.js). With nothing typed: the sessions opened lately
 // (recent.js), the one this tab showed before first, then the commands in
-// the server's order — so Ctrl-K Enter goes back to the previous
-// session. Arrows choose, Enter (or a tap) opens a session, runs a command
+// the server's order, so Ctrl-K Enter goes back to the previous session;
+// typed without "/", the sessions that match come before the commands
+// that do. Arrows choose, Enter (or a tap) opens a session, runs a command
 // that needs no argument or lists its arguments, or puts it in the
 // composer with the caret after it; Esc closes (the <dialog> does that).
 //
@@ -148,6 +149,8 @@ async function filter() {
       }
       if (s !== null) ranked.push({ item, s: q ? s : -1000, i });
     }
+    // Without a "/", sessions come before commands: the palette is first a
+    // switcher, and a command is a "/" away.
     if (!slash) {
       let sessions = [];
       try {
@@ -157,7 +160,7 @@ async function filter() {
       }
       if (n !== asked) return;
       if (q) {
-        for (const [j, r] of rankSessions(sessions, q).slice(0, maxSessions).entries()) ranked.push({ item: sessionItem(r.s), s: r.sc + 0.001, i: -maxSessions + j });
+        for (const [j, r] of rankSessions(sessions, q).slice(0, maxSessions).entries()) ranked.push({ item: sessionItem(r.s), s: 1000 + r.sc, i: -maxSessions + j });
       } else {
         for (const [j, s] of recentFirst(sessions).entries()) ranked.push({ item: sessionItem(s), s: 0, i: -maxRecent + j });
       }
@@ -299,6 +302,10 @@ export function initPalette(runner, signal) {
   dialog.addEventListener('close', () => {
     if (input && (document.activeElement === document.body || !document.activeElement)) input.focus();
   });
+  // The header's button: the way in on a phone, which has no Ctrl-K.
+  document.addEventListener('click', (e) => {
+    if (e.target instanceof Element && e.target.closest('[data-open-palette]')) openPalette();
+  }, { signal });
   document.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
       e.preventDefault();
