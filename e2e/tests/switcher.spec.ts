@@ -69,8 +69,11 @@ for (const size of sizes) {
       await expect(page.getByTestId('palette').locator('[data-palette-item]:not([hidden])').first()).toHaveAttribute('data-session', ids.home);
 
       // By its ID's start and by its folder too, and from the home page.
+      // (A phone's header there has no Find button: the page's own search
+      // finds sessions; a keyboard's Ctrl-K works.)
       await page.goto(myco.link('/'));
-      await openPalette(page);
+      await page.keyboard.press('Control+k');
+      await expect(page.getByTestId('palette')).toBeVisible();
       await page.getByTestId('palette-input').fill(ids.deploy.slice(0, 13));
       await expect(page.getByTestId('palette').locator('[data-palette-item]:not([hidden])').first()).toHaveAttribute('data-session', ids.deploy);
       await page.getByTestId('palette-input').fill(path.basename((await myco.doc(ids.deploy)).cwd));
