@@ -79,6 +79,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/sessions/:id/attach", s.attachPath)
 	api.POST("/sessions/:id/mentions", s.attachMentions)
 	api.GET("/sessions/:id/paths", s.listPaths)
+	api.GET("/sessions/:id/location", s.getLocation)
 	api.POST("/sessions/:id/shell", s.runCommand)
 	api.GET("/sessions/:id/goal", s.getGoal)
 	api.POST("/sessions/:id/goal", s.postGoal)

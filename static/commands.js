@@ -24,6 +24,8 @@ import { undoActions } from './undo.js';
 import { buildCommand, planCommand } from './plan.js';
 import { currentModel, setModel } from './usage.js';
 import { personalityCommand, thinkCommand } from './thinking.js';
+import { argumentChoices, completes, forgetChoices } from './completion.js';
+import { themeCommand } from './theme.js';
 import { clearComposer, composer, input, isSending, lockedText, note, restoreStash, saveDraft, setSending, urls } from './composer.js';
 
 // --- Slash commands -----------------------------------------------------------
@@ -257,6 +259,13 @@ const commandActions = {
     // panel lists them.
     note(files.length === 0 ? 'No instruction file found: the agent has none. Skills read again.' : `Instructions read again: ${files.length} ${files.length === 1 ? 'file' : 'files'}, and the skills; the next request carries them.`);
   },
+  // /session: where this session lives (GET …/location), to open its
+  // file or folder, or name it to the CLI.
+  session: async () => {
+    const w = await api('GET', `${urls.session}/location`);
+    note(`Session ${w?.id}${w?.name ? ` (${w.name})` : ''} · file ${w?.path}${w?.archived ? ' (archived)' : ''} · folder ${w?.cwd}`, true);
+  },
+  theme: (arg) => note(themeCommand(arg)),
   think: (arg) => thinkCommand(arg),
   personality: (arg) => personalityCommand(arg),
   goal: (arg) => goalCommand(arg),
@@ -316,8 +325,11 @@ function commandList() {
 }
 
 export function hideCommands() {
+  argsFor = '';
+  argAsked++;
   const list = commandList();
   if (!list || list.hidden) return;
+  forgetChoices();
   list.hidden = true;
   listed = [];
   input.removeAttribute('aria-activedescendant');
@@ -326,6 +338,13 @@ export function hideCommands() {
 // updateCommands lists the commands that complete what is typed.
 export function updateCommands() {
   if (input.value !== dismissed) dismissed = '';
+  // "/model " and the like: the command's arguments (completion.js).
+  const a = /^\/([a-z][a-z0-9_:-]*) +(\S*)$/i.exec(input.value);
+  if (a && input.value !== dismissed && completes(a[1].toLowerCase()) && commands.some((c) => c.name === a[1].toLowerCase() && !c.custom)) {
+    updateArguments(a[1].toLowerCase(), a[2]);
+    return;
+  }
+  argsFor = '';
   const m = /^\/([a-z0-9_:-]*)$/i.exec(input.value);
   if (!m || input.value === dismissed) {
     hideCommands();
@@ -358,6 +377,48 @@ export function updateCommands() {
   markActive();
 }
 
+// --- Argument completion -----------------------------------------------------
+
+let argsFor = ''; // the command whose arguments the list shows; '' for commands
+let argAsked = 0; // the latest ask: an older answer is dropped
+
+// updateArguments lists the arguments of /name that match typed.
+async function updateArguments(name, typed) {
+  const n = ++argAsked;
+  let choices = [];
+  try {
+    choices = await argumentChoices(name, typed, urls.session || '');
+  } catch {
+    choices = [];
+  }
+  if (n !== argAsked || !input.value.startsWith(`/${name} `)) return;
+  if (choices.length === 0 || (choices.length === 1 && choices[0].value === typed)) {
+    hideCommands();
+    return;
+  }
+  argsFor = name;
+  listed = choices.map((c) => ({ name, value: c.value, args: '', help: [c.label, c.detail].filter(Boolean).join(' · ') }));
+  active = 0;
+  const list = commandList();
+  list.replaceChildren(
+    ...listed.map((c, i) => {
+      const li = el('li', 'command-option');
+      li.id = `command-arg-${i}`;
+      li.setAttribute('role', 'option');
+      li.dataset.arg = c.value;
+      li.append(el('code', '', `/${name} ${c.value}`), el('span', '', c.help));
+      li.addEventListener('mousedown', (e) => {
+        e.preventDefault(); // keep the focus in the textarea
+        active = i;
+        acceptCommand(false);
+      });
+      return li;
+    }),
+  );
+  list.hidden = false;
+  markActive();
+}
+
 function markActive() {
   const options = commandList().children;
   for (let i = 0; i < options.length; i++) options[i].setAttribute('aria-selected', i === active ? 'true' : 'false');
@@ -373,6 +434,18 @@ function markActive() {
 function acceptCommand(run) {
   const c = listed[active];
   if (!c) return;
+  if (argsFor) {
+    // An argument: completed, and with run (Enter) the command runs.
+    input.value = `/${c.name} ${c.value}`;
+    const folder = !run && c.value.endsWith('/');
+    hideCommands();
+    saveDraft();
+    if (folder) updateCommands(); // a folder of /diff: its entries
+    if (!run || input.disabled || isSending()) return;
+    const cmd = parseCommand(input.value);
+    if (cmd) runCommand(cmd);
+    return;
+  }
   const now = run && (!c.args || c.optional);
   input.value = c.args && !now ? `/${c.name} ` : `/${c.name}`;
   hideCommands();
@@ -400,6 +473,10 @@ export function onListKey(e) {
       return true;
     case 'Enter': {
       if (e.shiftKey) return false;
+      if (argsFor) {
+        acceptCommand(true);
+        return true;
+      }
       const typed = input.value.slice(1).toLowerCase();
       if (typed === '') return true; // a lone "/" picks nothing
       if (listed.some((c) => c.name === typed && !c.args)) return false; // complete already: send

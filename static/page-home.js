@@ -8,6 +8,9 @@ import { initTimes } from './times.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { initSearch, onKey, rowActions } from './rows.js';
 import { initOrganise } from './organise.js';
+import { initSwitcher } from './palette.js';
+import { initShortcuts } from './shortcuts.js';
+import { initTheme } from './theme.js';
 
 onActions({ ...rowActions, 'new-session': openNewSession });
 document.addEventListener('keydown', onKey);
@@ -15,3 +18,6 @@ initTimes();
 initNewSession();
 initSearch();
 initOrganise();
+initTheme();
+initShortcuts();
+initSwitcher();

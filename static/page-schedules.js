@@ -5,6 +5,9 @@ import { onActions } from './actions.js';
 import { initTimes } from './times.js';
 import { initNewSession, openNewSession } from './newsession.js';
 import { askDelete, cancelDelete, deleteSchedule, initSchedules, runSchedule, toggleSchedule } from './schedules.js';
+import { initSwitcher } from './palette.js';
+import { initShortcuts } from './shortcuts.js';
+import { initTheme } from './theme.js';
 
 onActions({
   'new-session': openNewSession,
@@ -17,3 +20,6 @@ onActions({
 initTimes();
 initNewSession();
 initSchedules();
+initTheme();
+initShortcuts();
+initSwitcher();

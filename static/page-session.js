@@ -41,6 +41,9 @@ import { rowActions } from './rows.js';
 import { initSwap } from './swap.js';
 import { initVersions, versionActions } from './versions.js';
 import { initOrganise } from './organise.js';
+import { initShortcuts } from './shortcuts.js';
+import { initTheme } from './theme.js';
+import { noteVisit } from './recent.js';
 
 onActions({
   // An archived session's banner restores or deletes it (rows.js).
@@ -63,9 +66,12 @@ initOrganise(); // the sidebar's row menus
 initThreads();
 initCopy();
 initHighlight();
+initTheme();
+initShortcuts();
 // The parts of the session shown, started again with each session swapped
 // in; signal ends the last one's.
 initSwap((signal) => {
+  noteVisit(document.body.dataset.sessionId || '');
   initPanelDrawer(signal);
   initMessageKeys();
   openStream(signal);

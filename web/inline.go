@@ -21,7 +21,7 @@ const openAtBottom = `if(!location.hash){var s=document.scrollingElement,c=docum
 
 // InlineScriptHashes is the CSP source of the page's inline script
 // ('sha256-…'): the CSP allows it, and no other inline script.
-var InlineScriptHashes = "'sha256-" + scriptHash(openAtBottom) + "'"
+var InlineScriptHashes = "'sha256-" + scriptHash(openAtBottom) + "' 'sha256-" + scriptHash(applyTheme) + "'"
 
 func scriptHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
