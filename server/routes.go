@@ -38,6 +38,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/images/:sha", s.getImage)
 	e.GET("/static/*", s.staticFile(newAssets(static.FS, static.Version)))
 	e.GET("/healthz", s.health)
+	e.GET(ManifestPath, s.webManifest)             // without the token (manifest.go)
+	e.GET("/icons/:name", s.appIcon(iconAssets())) // without the token (manifest.go)
 
 	api := e.Group("/api")
 	api.GET("/sessions", s.listSessions)

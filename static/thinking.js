@@ -61,6 +61,7 @@ export async function thinkCommand(arg) {
   // A turn already in its tool loop cannot start thinking halfway
   // (Anthropic refuses it): the server keeps it as it began.
   if (level && running && s.supported && s.effective !== 'off') text += '. The running turn goes on as it began; thinking starts with the next turn';
+  if (!level && Array.isArray(s.levels)) text += `. Levels: ${s.levels.join(', ')}`;
   note(text, true);
 }
 

@@ -21,7 +21,7 @@ type runOptions struct {
 	profile, session, forkFrom, model, name string
 	keepTurns                               int
 	asJSON                                  bool
-	plan                                    bool // start (or go on) in plan mode
+	plan                                    bool     // start (or go on) in plan mode
 	allow                                   []string // approval kinds: bash, edit, memory, web_fetch
 	prompt                                  string
 }
