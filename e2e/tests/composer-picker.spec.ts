@@ -88,7 +88,7 @@ for (const size of sizes) {
   });
 }
 
-test('/think xhigh is a level between high and max', async ({ page, myco, fake }) => {
+test('/think xhigh is a level between high and max; reasoning expanded or folded per session', async ({ page, myco, fake }) => {
   myco.useModels(fake.url, { models: { 'anthropic/fake-model': { thinking: true } } });
   const id = myco.writeSession({ title: 'Think' });
   await myco.start();
@@ -106,6 +106,26 @@ test('/think xhigh is a level between high and max', async ({ page, myco, fake }
   await input.fill('/think nonsense');
   await input.press('Enter');
   await expect(page.getByTestId('steering-chip')).toHaveText('think xhigh');
+
+  // Reasoning shown expanded in this session: streamed, ended, reloaded.
+  await input.fill('/think expanded');
+  await input.press('Enter');
+  await input.fill('[[think:first I weigh the options]] [[say:the answer]]');
+  await input.press('Enter');
+  const answer = page.locator('[data-testid="message"][data-role="assistant"]').last();
+  await expect(answer).toContainText('the answer', { timeout: 30_000 });
+  await expect(answer.getByTestId('thinking-summary')).toHaveText(/^Thought/);
+  await expect(answer.getByTestId('thinking-text')).toHaveText('first I weigh the options');
+  await page.reload();
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(answer.getByTestId('thinking-text')).toBeVisible();
+  await input.fill('/think folded');
+  await input.press('Enter');
+  await expect(answer.getByTestId('thinking-text')).toBeHidden();
+  await page.reload();
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  await expect(answer.getByTestId('thinking-summary')).toBeVisible();
+  await expect(answer.getByTestId('thinking-text')).toBeHidden();
 });
 
 test('the manifest makes the app installable, and needs no token', async ({ myco, fake }) => {
