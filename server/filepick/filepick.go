@@ -94,7 +94,12 @@ func (ix *Index) Find(ctx context.Context, root, query string, limit int, keep f
 		}
 		return out, nil
 	}
-	for _, m := range fuzzy.FindFromIter(query, candidates(paths, strings.ToLower(query))) {
+	// The scorer's own sort is a stable sort of every match, most of the
+	// time on a large tree when the letters are common; only the best
+	// few are wanted, in order, ties going to the earlier (shallower).
+	ranked := fuzzy.FindFromIterNoSort(query, candidates(paths, strings.ToLower(query)))
+	slices.SortStableFunc(ranked, func(a, b fuzzy.Match) int { return b.Score - a.Score })
+	for _, m := range ranked {
 		if !take(m.Str) {
 			break
 		}

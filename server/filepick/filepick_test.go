@@ -174,4 +174,16 @@ func BenchmarkFind100k(b *testing.B) {
 			}
 		}
 	})
+	// The worst case: every path holds the query's letters, so each one
+	// is scored.
+	b.Run("query-all-match", func(b *testing.B) {
+		ix := filepick.New(filepick.Options{TTL: time.Hour})
+		ctx := context.Background()
+		for b.Loop() {
+			got, err := ix.Find(ctx, root, "fgo", 50, nil)
+			if err != nil || len(got) != 50 {
+				b.Fatalf("Find = %d hits, %v", len(got), err)
+			}
+		}
+	})
 }
