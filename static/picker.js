@@ -114,7 +114,7 @@ function show(paths) {
       li.dataset.index = String(i);
       li.dataset.path = p;
       const slash = p.replace(/\/$/, '').lastIndexOf('/');
-      li.append(el('code', '', p.slice(slash + 1)), el('span', '', slash >= 0 ? p.slice(0, slash + 1) : ''));
+      li.append(el('code', '', p.slice(slash + 1)), el('span', '', slash >= 0 ? p.slice(0, slash) : ''));
       return li;
     }),
   );
