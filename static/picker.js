@@ -91,7 +91,9 @@ async function query(q, n) {
   } catch {
     return; // the picker is a help: a failed query leaves the text alone
   }
-  if (n !== asked) return;
+  // Only the latest query's answer, and only while the @word is still
+  // the one asked about (Tab's completion may have changed it meanwhile).
+  if (n !== asked || mention()?.query !== q) return;
   show(Array.isArray(res?.paths) ? res.paths : []);
 }
 
@@ -135,8 +137,9 @@ function markActive() {
   }
 }
 
-/** accept puts the highlighted path in place of the @word: a file with a
- * space after it, a folder open for more (the list shows what is in it). */
+/** accept puts the highlighted path in place of the @word: a file closes
+ * the list until more is typed (as Tab's completion leaves it), a folder
+ * keeps it open for what is in it. */
 function accept() {
   const p = listed[active];
   const m = mention();
@@ -145,12 +148,12 @@ function accept() {
     return;
   }
   const end = m.at + m.query.length;
-  const put = p.endsWith('/') ? p : `${p} `;
-  input.value = input.value.slice(0, m.at) + put + input.value.slice(end);
-  input.selectionStart = input.selectionEnd = m.at + put.length;
+  input.value = input.value.slice(0, m.at) + p + input.value.slice(end);
+  input.selectionStart = input.selectionEnd = m.at + p.length;
   hidePicker();
+  if (!p.endsWith('/')) dismissed = input.value.slice(0, input.selectionStart);
+  input.dispatchEvent(new Event('input', { bubbles: true })); // autosize, draft, the list for a folder
   saveDraft();
-  input.dispatchEvent(new Event('input', { bubbles: true }));
   input.focus();
 }
 

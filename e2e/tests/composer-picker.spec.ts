@@ -51,12 +51,12 @@ for (const size of sizes) {
 
     if (size.phone) await options.first().tap();
     else await input.press('Enter');
-    await expect(input).toHaveValue('look at @src/app/runtime.ts ');
+    await expect(input).toHaveValue('look at @src/app/runtime.ts');
     await expect(picker).toBeHidden();
     await expect(input).toBeFocused();
 
     // Esc closes the list, and a word that names nothing stays text.
-    await input.pressSequentially('and @zzqqxx');
+    await input.pressSequentially(' and @zzqqxx');
     await expect(picker).toBeHidden();
     await input.pressSequentially(' @READ');
     await expect(picker).toBeVisible();
