@@ -47,7 +47,7 @@ type Settings struct {
 	// to notify a hidden tab (0: every turn); approvals always notify.
 	NotifyAfter int `json:"notify_after"`
 	// Think is the reasoning effort of a session that chose none (off,
-	// low, medium, high, max); see ThinkLevels.
+	// low, medium, high, xhigh, max); see ThinkLevels.
 	Think string `json:"think"`
 	// Personalities are personas by name: instructions that join the
 	// system prompt of a session that picks one with /personality.

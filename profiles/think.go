@@ -14,13 +14,14 @@ const (
 	ThinkLow     = "low"
 	ThinkMedium  = "medium"
 	ThinkHigh    = "high"
+	ThinkXHigh   = "xhigh"
 	ThinkMax     = "max"
 	ThinkDefault = "default"
 )
 
 // ThinkLevels are the levels settings and sessions may name, weakest
 // first.
-var ThinkLevels = []string{ThinkOff, ThinkLow, ThinkMedium, ThinkHigh, ThinkMax}
+var ThinkLevels = []string{ThinkOff, ThinkLow, ThinkMedium, ThinkHigh, ThinkXHigh, ThinkMax}
 
 // reasoningFamilies are model ID prefixes of OpenAI's reasoning models.
 var reasoningFamilies = []string{"o1", "o3", "o4", "gpt-5"}

@@ -30,7 +30,7 @@ func TestSettingsThinkAndPersonalities(t *testing.T) {
 					t.Error("models.openai/qwen3.thinking true is not honoured")
 				}
 			}},
-		{name: "unknown level", file: `{"think": "hard"}`, wantErr: "think must be one of off, low, medium, high, max"},
+		{name: "unknown level", file: `{"think": "hard"}`, wantErr: "think must be one of off, low, medium, high, xhigh, max"},
 		{name: "persona without words", file: `{"personalities": {"terse": " "}}`, wantErr: "must say how to answer"},
 		{name: "persona named off", file: `{"personalities": {"off": "x"}}`, wantErr: `must not be named "off"`},
 		{name: "persona of two words", file: `{"personalities": {"very terse": "x"}}`, wantErr: "one word"},

@@ -72,6 +72,7 @@ type createRequest struct {
 	Model *string `json:"model"`
 	Cwd   *string `json:"cwd"`
 	Name  *string `json:"name"`
+	Mode  *string `json:"mode"` // "plan" starts it in plan mode; "build" or none does not
 }
 
 func (s *Server) createSession(c echo.Context) error {
@@ -104,6 +105,13 @@ func (s *Server) createSession(c echo.Context) error {
 			return err
 		}
 		n.Cwd = cwd
+	}
+	if req.Mode != nil {
+		mode, err := startMode(*req.Mode)
+		if err != nil {
+			return err
+		}
+		n.Mode = mode
 	}
 	doc, err := s.opts.Sessions.Create(n)
 	if err != nil {

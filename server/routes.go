@@ -39,6 +39,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/files/:sha", s.getFile)
 	e.GET("/static/*", s.staticFile(newAssets(static.FS, static.Version)))
 	e.GET("/healthz", s.health)
+	e.GET(ManifestPath, s.webManifest)             // without the token (manifest.go)
+	e.GET("/icons/:name", s.appIcon(iconAssets())) // without the token (manifest.go)
 
 	api := e.Group("/api")
 	api.GET("/sessions", s.listSessions)

@@ -16,7 +16,7 @@ import (
 // its bottom with (by its hash), no framing, no form posts elsewhere.
 var contentSecurityPolicy = "default-src 'none'; script-src 'self' " + web.InlineScriptHashes + "; style-src 'self'; " +
 	"img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
-	"form-action 'self'; frame-ancestors 'none'"
+	"form-action 'self'; frame-ancestors 'none'; manifest-src 'self'"
 
 // securityHeaders go on every response, errors included.
 func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
@@ -77,6 +77,9 @@ func (s *Server) cookieName() string { return "myco_token_" + s.port }
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
+		if isPublic(r.Method, r.URL.Path) { // the app's manifest and icons (manifest.go)
+			return next(c)
+		}
 		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
 			if !s.validToken(tok) {
 				return echo.NewHTTPError(http.StatusUnauthorized, "wrong token")

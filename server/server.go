@@ -21,6 +21,7 @@ import (
 
 	"myco/profiles"
 	"myco/schedule"
+	"myco/server/filepick"
 	"myco/server/live"
 	"myco/server/mcphost"
 	"myco/server/tools"
@@ -106,6 +107,7 @@ type Server struct {
 	snaps  *snapshot.Store // nil with undo off
 	served *servedCache    // what each provider serves (/model)
 	seen   *seenTracker    // when the person last looked at each session (the board)
+	picker *filepick.Index // each session folder's files, for the @ picker (api_paths.go)
 	// nameMu serialises the moves of session names (releaseName).
 	nameMu sync.Mutex
 
@@ -156,6 +158,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 	opts.Settings.OnReload(s.tellSettings)
 	s.snaps = snapshotStore(opts)
 	s.served = newServedCache(opts.Now)
+	s.picker = filepick.New(filepick.Options{})
 	seenPath := ""
 	if opts.ProfileDir != "" {
 		seenPath = filepath.Join(opts.ProfileDir, seenFile)

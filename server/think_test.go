@@ -88,7 +88,7 @@ func TestThinkAndPersonalityPatch(t *testing.T) {
 		body, wantErr string
 		status        int
 	}{
-		{`{"think": "hard"}`, "off, low, medium, high, max, default", 400},
+		{`{"think": "hard"}`, "off, low, medium, high, xhigh, max, default", 400},
 		{`{"personality": "poet"}`, "pirate, terse", 400},
 		{`{"think": "medium", "personality": "terse"}`, "", 200},
 	}

@@ -50,7 +50,7 @@ type Document struct {
 	Parent     *Parent   `json:"parent,omitempty"`
 	Links      []Link    `json:"links,omitempty"`
 	Scratchpad string    `json:"scratchpad,omitempty"`
-	// Think is the session's reasoning effort (off, low, medium, high,
+	// Think is the session's reasoning effort (off, low, medium, high, xhigh,
 	// max); empty follows the settings' think.
 	Think string `json:"think,omitempty"`
 	// Personality names a persona of the settings' personalities whose

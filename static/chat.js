@@ -28,6 +28,7 @@ import { clearPlanReady, initPlan, onMode, onPlanReady, setMode } from './plan.j
 import { initPanel } from './panel.js';
 import { initMCP } from './mcp.js';
 import { initNotify } from './notify.js';
+import { initAppBadge } from './appbadge.js';
 import { initScroll, keepBottom } from './scroll.js';
 import { setModel } from './usage.js';
 import { busyIn, initStatus, onTurnStart, showStatus } from './status.js';
@@ -206,5 +207,6 @@ export function initChat(signal) {
   initPanel();
   initMCP(signal);
   initNotify(!!stream, signal);
+  initAppBadge(signal); // the installed app's "needs you" count
   if (root && !location.hash) input.focus({ preventScroll: true });
 }

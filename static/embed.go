@@ -14,7 +14,7 @@ import (
 
 // FS holds the assets, served under /static/.
 //
-//go:embed *.css *.js *.svg
+//go:embed *.css *.js *.svg *.png
 var FS embed.FS
 
 // Version names this build's assets: a hash of every file's name and

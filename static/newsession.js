@@ -57,6 +57,7 @@ async function create(form) {
   const title = form.querySelector('[name="title"]').value.trim();
   const body = { cwd: form.querySelector('[name="cwd"]').value.trim() };
   if (title) body.title = title;
+  if (/** @type {HTMLInputElement | null} */ (form.querySelector('[name="plan"]'))?.checked) body.mode = 'plan';
   submit.disabled = true;
   form.setAttribute('aria-busy', 'true');
   try {

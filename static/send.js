@@ -19,6 +19,7 @@ import { initQueued } from './queued.js';
 import { addUploaded, initImages } from './attachments.js';
 import { addUploadedFile, sentFiles } from './documents.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
+import { hidePicker, onPickerKey, updatePicker } from './picker.js';
 import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 import {
   attachments, autosize, bindComposer, clearComposer, clearSent, composer, draftKey, input, isSending, lockedText, note,
@@ -76,6 +77,7 @@ async function sendMessage(raw, text) {
     }
     clearSent(raw, sent);
     hideCommands();
+    hidePicker();
     clearChips(); // the attachments went with it
     // Whoever sends wants to see the answer come in.
     followBottom();
@@ -120,6 +122,7 @@ export function submit() {
   if (runOwnCommand(raw)) { // !command (mentions.js)
     clearComposer();
     hideCommands();
+    hidePicker();
     return;
   }
   const text = (raw.startsWith('//') ? raw.slice(1) : raw).trim();
@@ -132,7 +135,7 @@ export function submit() {
 function onInputKey(e) {
   // Keys that confirm an IME composition are the composition's.
   if (e.isComposing || e.keyCode === 229) return;
-  if (onListKey(e)) {
+  if (onPickerKey(e) || onListKey(e)) { // the @ picker (picker.js) first
     e.preventDefault();
     e.stopPropagation();
     return;
@@ -193,10 +196,12 @@ export function initComposer(root, signal) {
   input.addEventListener('input', () => {
     autosize();
     updateCommands();
+    updatePicker();
     saveDraft();
   });
   input.addEventListener('keydown', onInputKey);
   input.addEventListener('blur', hideCommands);
+  input.addEventListener('blur', hidePicker);
   initImages(root, signal);
 
   root.querySelector('[data-stop]').addEventListener('click', stopAll);

@@ -23,9 +23,73 @@ import { turnRunning } from './status.js';
 let asked = 0;
 
 // initThinking drops the answers of reads still on their way for the
-// session the page showed before (static/swap.js).
+// session the page showed before (static/swap.js), and shows this
+// session's reasoning expanded or folded, as the person chose for it.
 export function initThinking() {
   asked++;
+  followReasoningView();
+}
+
+// --- Reasoning expanded or folded, per session --------------------------------
+//
+// `/think expanded` shows every reasoning block of the session open, new
+// ones as they stream and after a reload; `/think folded` (the default)
+// folds them. The choice is this browser's, kept in localStorage by
+// session ID: it is how a tab shows the session, not part of the
+// conversation, so the session's file (and what other tabs and browsers
+// show) stays as it is.
+
+const reasoningViews = ['expanded', 'folded'];
+
+function reasoningKey() {
+  return `myco:reasoning:${document.body.dataset.sessionId || ''}`;
+}
+
+/** @returns {boolean} whether this session's reasoning shows expanded */
+function reasoningExpanded() {
+  try {
+    return localStorage.getItem(reasoningKey()) === 'expanded';
+  } catch {
+    return false;
+  }
+}
+
+/** @param {string} view expanded or folded */
+function setReasoningView(view) {
+  try {
+    if (view === 'expanded') localStorage.setItem(reasoningKey(), view);
+    else localStorage.removeItem(reasoningKey());
+  } catch {
+    // storage refused (private mode): the choice lasts until the reload
+  }
+  document.body.dataset.reasoning = view;
+  for (const d of document.querySelectorAll('details.thinking')) /** @type {HTMLDetailsElement} */ (d).open = view === 'expanded';
+}
+
+/** @type {MutationObserver | null} */
+let reasoningWatch = null;
+
+// followReasoningView opens the reasoning blocks that come in (streamed,
+// rendered at message.end, loaded with earlier messages) while the
+// session's choice is expanded.
+function followReasoningView() {
+  reasoningWatch?.disconnect();
+  const expanded = reasoningExpanded();
+  if (!document.body.dataset.sessionId) return;
+  document.body.dataset.reasoning = expanded ? 'expanded' : 'folded';
+  if (expanded) setReasoningView('expanded');
+  reasoningWatch = new MutationObserver((records) => {
+    if (document.body.dataset.reasoning !== 'expanded') return;
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (!(n instanceof Element)) continue;
+        const found = n.matches('details.thinking') ? [n] : n.querySelectorAll('details.thinking');
+        for (const d of found) /** @type {HTMLDetailsElement} */ (d).open = true;
+      }
+    }
+  });
+  const messages = document.getElementById('messages') || document.body;
+  reasoningWatch.observe(messages, { childList: true, subtree: true });
 }
 
 /** steering reads the session's steering and draws the chip from it.
@@ -54,6 +118,11 @@ function thinkText(s) {
  * @param {string} arg */
 export async function thinkCommand(arg) {
   const level = arg.trim().toLowerCase();
+  if (reasoningViews.includes(level)) {
+    setReasoningView(level);
+    note(level === 'expanded' ? 'Reasoning shows expanded in this session (in this browser)' : 'Reasoning shows folded in this session', true);
+    return;
+  }
   const running = turnRunning();
   if (level) await patch({ think: level });
   const s = await steering();
@@ -61,6 +130,7 @@ export async function thinkCommand(arg) {
   // A turn already in its tool loop cannot start thinking halfway
   // (Anthropic refuses it): the server keeps it as it began.
   if (level && running && s.supported && s.effective !== 'off') text += '. The running turn goes on as it began; thinking starts with the next turn';
+  if (!level && Array.isArray(s.levels)) text += `. Levels: ${s.levels.join(', ')}; /think expanded or folded shows the reasoning open or shut (now ${reasoningExpanded() ? 'expanded' : 'folded'})`;
   note(text, true);
 }
 

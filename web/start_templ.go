@@ -323,7 +323,7 @@ func NewSessionForm(v NewSessionFormView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<label for=\"new-session-title\">Title <span class=\"optional\">(optional)</span></label> <input id=\"new-session-title\" name=\"title\" type=\"text\" autocomplete=\"off\" placeholder=\"Named from the first message when empty\" data-testid=\"new-session-title\"><p class=\"form-error\" id=\"new-session-error\" data-testid=\"new-session-error\" role=\"alert\" hidden></p><div class=\"dialog-actions\"><button type=\"button\" data-close-dialog data-testid=\"new-session-cancel\">Cancel</button> <button type=\"submit\" class=\"primary\" data-testid=\"new-session-create\">Create</button></div></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<label for=\"new-session-title\">Title <span class=\"optional\">(optional)</span></label> <input id=\"new-session-title\" name=\"title\" type=\"text\" autocomplete=\"off\" placeholder=\"Named from the first message when empty\" data-testid=\"new-session-title\"> <label class=\"new-session-plan\"><input type=\"checkbox\" name=\"plan\" data-testid=\"new-session-plan\"> <span>Start in plan mode <span class=\"optional\">(the agent reads and plans; nothing changes until you say build)</span></span></label><p class=\"form-error\" id=\"new-session-error\" data-testid=\"new-session-error\" role=\"alert\" hidden></p><div class=\"dialog-actions\"><button type=\"button\" data-close-dialog data-testid=\"new-session-cancel\">Cancel</button> <button type=\"submit\" class=\"primary\" data-testid=\"new-session-create\">Create</button></div></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -357,7 +357,7 @@ func ProviderLine() templ.Component {
 		var templ_7745c5c3_Var17 string
 		templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(ProviderHelpURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/start.templ`, Line: 124, Col: 78}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/start.templ`, Line: 128, Col: 78}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var17)
 		if templ_7745c5c3_Err != nil {

@@ -55,10 +55,11 @@ Usage:
   myco sessions export ID --format md|json|html [-o FILE]  write a session as Markdown, JSON or one HTML page (never over a file; -o - for stdout)
   myco send [--from NAME] ID [TEXT]                     leave a note for a session (TEXT or standard input); the agent gets it with the next message
   myco mcp                                              serve the profile's sessions over stdio as an MCP server (list, search, read, send a note)
-  myco run [--session ID | --fork-from ID [--keep-turns N]] [--model M] [-n NAME] [--json] [--allow bash,edit] [PROMPT]
+  myco run [--session ID | --fork-from ID [--keep-turns N]] [--model M] [-n NAME] [--plan] [--json] [--allow bash,edit] [PROMPT]
                                                         run one turn headless (PROMPT or standard input), in a new session unless
                                                         --session or --fork-from says otherwise: the answer on stdout, tool
-                                                        activity on stderr (--json: one event a line); -n names the session;
+                                                        activity on stderr (--json: one event a line); -n names the session; --plan
+                                                        runs it in plan mode (a plan, no changes);
                                                         a tool call settings would ask about fails the run unless --allow names it
   myco schedule add [--session new|ID] [--deliver-to ID] [--model M] [--missed run_once|skip] [--disabled] NAME WHEN PROMPT
                                                         run PROMPT on a clock: WHEN is five cron fields ("0 9 * * 1-5", local time) or "@every 30m"

@@ -21,6 +21,7 @@ type runOptions struct {
 	profile, session, forkFrom, model, name string
 	keepTurns                               int
 	asJSON                                  bool
+	plan                                    bool     // start (or go on) in plan mode
 	allow                                   []string // approval kinds: bash, edit, memory, web_fetch
 	prompt                                  string
 }
@@ -80,6 +81,7 @@ func parseRun(e env, profile string, args []string) (runOptions, error) {
 	fs.StringVar(&opts.model, "model", "", "the model (provider/model-id)")
 	fs.BoolVar(&opts.asJSON, "json", false, "print each event as one JSON object a line")
 	fs.StringVar(&opts.name, "n", "", "name the session (the name moves from any session that had it)")
+	fs.BoolVar(&opts.plan, "plan", false, "plan mode: the agent reads and writes a plan, changes nothing")
 	allow := fs.String("allow", "", "approve these kinds of tool call once each: bash, edit, memory, web_fetch (comma-separated)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

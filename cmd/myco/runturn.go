@@ -189,6 +189,9 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 		if o.name != "" {
 			body["name"] = o.name
 		}
+		if o.plan {
+			body["mode"] = "plan"
+		}
 		if err := r.api.call(ctx, http.MethodPost, "/api/sessions", body, http.StatusCreated, &header); err != nil {
 			return "", fmt.Errorf("create a session: %w", err)
 		}
@@ -209,6 +212,11 @@ func (r *headlessRun) session(ctx context.Context) (string, error) {
 	if len(patch) > 0 {
 		if err := r.api.call(ctx, http.MethodPatch, sessionPath(header.ID), patch, http.StatusOK, nil); err != nil {
 			return "", fmt.Errorf("session %s: %w", header.ID, err)
+		}
+	}
+	if o.plan {
+		if err := r.api.call(ctx, http.MethodPut, sessionPath(header.ID, "mode"), map[string]string{"mode": "plan"}, http.StatusOK, nil); err != nil {
+			return "", fmt.Errorf("session %s: plan mode: %w", header.ID, err)
 		}
 	}
 	r.patched = true

@@ -30,7 +30,7 @@ type Request struct {
 	Tools     []Tool
 	MaxTokens int // for the answer; a thinking budget comes on top
 	// Think is the reasoning effort (profiles.Think*: off, low, medium,
-	// high, max); "" and "off" ask for none. The caller decides whether
+	// high, xhigh, max); "" and "off" ask for none. The caller decides whether
 	// the model has it (profiles.Settings.ModelThinks).
 	Think string
 	// OnThinking receives the model's reasoning as it streams, when the

@@ -38,7 +38,7 @@ func (c *openaiClient) paramsWith(req Request, msgs []openai.ChatCompletionMessa
 		// know the field ignore it.
 		p.PromptCacheKey = openai.String(req.CacheKey)
 	}
-	if effort := openaiEffort(req.Think); effort != "" {
+	if effort := openaiEffort(req.Think, c.official); effort != "" {
 		p.ReasoningEffort = effort
 	}
 	// Without a limit the server's default applies, which suits local

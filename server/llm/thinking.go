@@ -15,6 +15,7 @@ var thinkingBudgets = map[string]int64{
 	"low":    2048,
 	"medium": 8192,
 	"high":   16384,
+	"xhigh":  24576,
 	"max":    32000,
 }
 
@@ -24,13 +25,20 @@ func thinkingBudget(level string) int64 { return thinkingBudgets[level] }
 // openaiEffort is the reasoning_effort of level, "" for none (the field is
 // left out and the server's default applies: "off" cannot be said to every
 // compatible server, since "none" and "minimal" are not known to all). max
-// asks for "high", the strongest every compatible server accepts.
-func openaiEffort(level string) shared.ReasoningEffort {
+// asks for "high", the strongest every compatible server accepts. xhigh
+// asks OpenAI's own API (official) for "xhigh", which its newer reasoning
+// models take; other compatible servers do not know it and get "high".
+func openaiEffort(level string, official bool) shared.ReasoningEffort {
 	switch level {
 	case "low":
 		return shared.ReasoningEffortLow
 	case "medium":
 		return shared.ReasoningEffortMedium
+	case "xhigh":
+		if official {
+			return shared.ReasoningEffortXhigh
+		}
+		return shared.ReasoningEffortHigh
 	case "high", "max":
 		return shared.ReasoningEffortHigh
 	}

@@ -18,6 +18,7 @@ func TestThinkingParams(t *testing.T) {
 		{"off", map[string]fakellm.ThinkParams{"anthropic": {MaxTokens: 1024}, "openai": {MaxTokens: 1024}}},
 		{"low", map[string]fakellm.ThinkParams{"anthropic": {Type: "enabled", BudgetTokens: 2048, MaxTokens: 2048 + 1024}, "openai": {ReasoningEffort: "low", MaxTokens: 2048 + 1024}}},
 		{"high", map[string]fakellm.ThinkParams{"anthropic": {Type: "enabled", BudgetTokens: 16384, MaxTokens: 16384 + 1024}, "openai": {ReasoningEffort: "high", MaxTokens: 16384 + 1024}}},
+		{"xhigh", map[string]fakellm.ThinkParams{"anthropic": {Type: "enabled", BudgetTokens: 24576, MaxTokens: 24576 + 1024}, "openai": {ReasoningEffort: "high", MaxTokens: 24576 + 1024}}},
 		{"max", map[string]fakellm.ThinkParams{"anthropic": {Type: "enabled", BudgetTokens: 32000, MaxTokens: 32000 + 1024}, "openai": {ReasoningEffort: "high", MaxTokens: 32000 + 1024}}},
 	}
 	for _, p := range providers {
