@@ -8,61 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"myco/server/lsp/lsptest"
 )
-
-// gopls is the gopls the tests run: $MYCO_GOPLS, or one built from the
-// pin in tools/gopls (a fresh clone needs only Go). Under CI=true a
-// gopls that cannot be had fails the tests rather than skipping them.
-var gopls string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "myco-gopls-")
-	if err != nil {
-		panic(err)
-	}
-	gopls, err = findGopls(dir)
-	if err != nil {
-		gopls = ""
-		goplsErr = err
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-var goplsErr error
-
-func findGopls(dir string) (string, error) {
-	if p := os.Getenv("MYCO_GOPLS"); p != "" {
-		return p, nil
-	}
-	out := filepath.Join(dir, "gopls")
-	cmd := exec.Command("go", "build", "-o", out, "golang.org/x/tools/gopls")
-	cmd.Dir = filepath.Join("..", "..", "tools", "gopls")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", &buildError{err: err, out: string(b)}
-	}
-	return out, nil
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return "building gopls: " + e.err.Error() + "\n" + e.out }
-
-// needGopls skips the test without gopls, or fails it under CI.
-func needGopls(t *testing.T) string {
-	t.Helper()
-	if gopls == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("gopls is needed in CI: %v", goplsErr)
-		}
-		t.Skipf("no gopls: %v", goplsErr)
-	}
-	return gopls
-}
 
 func writeFile(t *testing.T, path, text string) {
 	t.Helper()
@@ -92,7 +40,7 @@ func cacheDir(t *testing.T) string {
 // A type error is reported with its line; once the file is fixed, the
 // same server reports none.
 func TestGoplsDiagnostics(t *testing.T) {
-	bin := needGopls(t)
+	bin := lsptest.Gopls(t)
 	folder := t.TempDir()
 	writeFile(t, filepath.Join(folder, "go.mod"), "module example.com/demo\n\ngo 1.22\n")
 	main := filepath.Join(folder, "main.go")

@@ -302,7 +302,12 @@ func (p *Pool) Statuses() ([]Status, []Known) {
 	for i := range out {
 		sort.Strings(out[i].Roots)
 	}
-	var missing []Known
+	return out, p.Known()
+}
+
+// Known are the servers myco knows that were not found.
+func (p *Pool) Known() []Known {
+	missing := []Known{}
 	for _, k := range Kinds {
 		installed := false
 		for _, f := range p.found {
@@ -312,5 +317,5 @@ func (p *Pool) Statuses() ([]Status, []Known) {
 			missing = append(missing, Known{Name: k.Name, Language: k.Language, Command: strings.TrimSpace(k.Command + " " + strings.Join(k.Args, " "))})
 		}
 	}
-	return out, missing
+	return missing
 }
