@@ -90,6 +90,7 @@ var Commands = []Command{
 	{Name: "diff", Args: "[last|PATH]", Help: "What changed in the folder since the session's first turn (last: since the latest turn; PATH: one file or folder)"},
 	{Name: "init", Args: "[reload]", Help: "Have the agent explore the project and write an AGENTS.md for it (you approve the file). /init reload reads the instruction files again (AGENTS.md, CLAUDE.md, MYCO.md up to the repository's root, ~/.config/myco/AGENTS.md, the project's memory) and the skills: the next request carries what they say now"},
 	{Name: "export", Args: "[md|json|html]", Help: "Download this session as Markdown (the default), its JSON document, or one HTML page"},
+	{Name: "lsp", Help: "List the language servers the agent can check files with (lsp_diagnostics), and their states"},
 	{Name: "commands", Help: "List the custom commands (.myco/commands, .claude/commands, ~/.config/myco/commands, …) and where each came from"},
 	{Name: "help", Help: "Show this list"},
 }

@@ -89,6 +89,14 @@ func (s *Session) LanguageServers() (servers []lsp.Status, missing []lsp.Known) 
 	return []lsp.Status{}, allKnown()
 }
 
+// LSPFolder is the folder the session's language servers start under.
+func (s *Session) LSPFolder() string {
+	if p := s.lsp.Load(); p != nil {
+		return p.Folder()
+	}
+	return s.folder()
+}
+
 func allKnown() []lsp.Known {
 	return lsp.NewPool(lsp.PoolOptions{}).Known()
 }

@@ -79,6 +79,9 @@ func NewPool(o PoolOptions) *Pool {
 	return &Pool{folder: o.Folder, env: o.Env, found: o.Found, idle: o.Idle, settle: o.Settle, servers: map[key]*entry{}}
 }
 
+// Folder is the session's folder the pool was made for.
+func (p *Pool) Folder() string { return p.folder }
+
 // Found are the servers the pool may start.
 func (p *Pool) Found() []Found { return p.found }
 
