@@ -109,12 +109,13 @@ func (p *Pool) Target(path string) (Target, error) {
 		return Target{}, fmt.Errorf("%s checks %s files, and it was not found on this machine when the session opened (PATH%s)",
 			k.Name, extOf(path), map[bool]string{true: " and ~/go/bin", false: ""}[k.Name == "gopls"])
 	}
-	root := p.folder
-	if within(path, p.folder) {
-		root = Root(path, p.folder, k)
-	} else {
-		root = Root(path, filepath.Dir(path), k)
+	// Outside the session's folder (an absolute path), the root is
+	// looked for no higher than the file's own folder.
+	top := p.folder
+	if !within(path, p.folder) {
+		top = filepath.Dir(path)
 	}
+	root := Root(path, top, k)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e := p.servers[key{k.Name, root}]
