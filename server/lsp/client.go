@@ -105,11 +105,11 @@ func startClient(ctx context.Context, found Found, root string, env []string, se
 	}
 	var result json.RawMessage
 	if err := c.call(ctx, "initialize", params, &result); err != nil {
-		c.close()
+		c.kill() // it never answered: asking it to shut down would wait for nothing
 		return nil, fmt.Errorf("%s did not initialize: %w", found.Name, err)
 	}
 	if err := c.conn.Notify(ctx, "initialized", struct{}{}); err != nil {
-		c.close()
+		c.kill()
 		return nil, fmt.Errorf("%s did not initialize: %w", found.Name, err)
 	}
 	return c, nil
@@ -366,6 +366,15 @@ func (c *client) close() {
 			_ = c.cmd.Process.Kill()
 			<-c.exited
 		}
+	}
+	_ = c.conn.Close()
+}
+
+// kill ends the server at once.
+func (c *client) kill() {
+	if !c.hasExited() {
+		_ = c.cmd.Process.Kill()
+		<-c.exited
 	}
 	_ = c.conn.Close()
 }

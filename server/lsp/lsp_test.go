@@ -108,7 +108,7 @@ func TestStalledAndDeadServers(t *testing.T) {
 				time.AfterFunc(200*time.Millisecond, cancel) // the person's stop
 			}
 			defer cancel()
-			_, err = pool.Diagnostics(ctx, target, main)
+			_, err = pool.Diagnostics(ctx, target, main) // returns at the stop, the server killed
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}
@@ -179,5 +179,43 @@ func TestFormat(t *testing.T) {
 	}
 	if out := Format("gopls", "a.go", nil); !strings.Contains(out, "no diagnostics") {
 		t.Fatal(out)
+	}
+}
+
+// A server unused for the idle time is stopped; the next call starts it
+// again.
+func TestIdleServerStops(t *testing.T) {
+	bin := lsptest.Gopls(t)
+	folder := t.TempDir()
+	writeFile(t, filepath.Join(folder, "go.mod"), "module example.com/idle\n\ngo 1.22\n")
+	main := filepath.Join(folder, "main.go")
+	writeFile(t, main, "package main\n\nfunc main() {}\n")
+	pool := NewPool(PoolOptions{Folder: folder, Env: testEnv(t), Found: []Found{{Kind: Kinds[0], Path: bin}}, Idle: 100 * time.Millisecond})
+	defer pool.Close()
+	target, err := pool.Target(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := pool.Diagnostics(ctx, target, main); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, _ := pool.Statuses()
+		if st[0].State == StateNotStarted {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gopls still %s after its idle time", st[0].State)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if target, _ = pool.Target(main); target.Running {
+		t.Fatal("an idle-stopped server counts as running")
+	}
+	if diags, err := pool.Diagnostics(ctx, target, main); err != nil || len(diags) != 0 {
+		t.Fatalf("after the idle stop: %v, %v", diags, err)
 	}
 }
