@@ -66,6 +66,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/sessions/:id/versions", s.listVersions)
 	api.POST("/sessions/:id/compact", s.compactSession)
 	api.POST("/sessions/:id/instructions/reload", s.reloadInstructions)
+	api.GET("/sessions/:id/lsp", s.listLSP) // api_lsp.go
 	api.POST("/sessions/:id/init", s.initProject)
 	api.GET("/sessions/:id/memory", s.readMemory)
 	api.PUT("/sessions/:id/memory", s.writeMemory)

@@ -23,6 +23,7 @@ import (
 	"myco/schedule"
 	"myco/server/filepick"
 	"myco/server/live"
+	"myco/server/lsp"
 	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/server/webfetch"
@@ -91,6 +92,9 @@ type Options struct {
 	// WebFetcher fetches the agent's web_fetch pages; nil: one with the
 	// defaults (live.Options.WebFetcher).
 	WebFetcher *webfetch.Fetcher
+	// LanguageServers finds the installed language servers when a session
+	// opens; nil: PATH and ~/go/bin (live.Options.LanguageServers).
+	LanguageServers func() []lsp.Found
 }
 
 // Server serves one profile on one loopback port.
@@ -178,6 +182,7 @@ func New(opts Options, ln net.Listener) (*Server, error) {
 		DefaultCwd: opts.Cwd, DefaultModel: opts.DefaultModel, ProfileDir: opts.ProfileDir,
 		PersonalInstructions: opts.PersonalInstructions,
 		WebFetcher:           opts.WebFetcher,
+		LanguageServers:      opts.LanguageServers,
 		Logger:               opts.Logger, Now: opts.Now, RetryDelays: opts.RetryDelays,
 		UserHome: opts.UserHome, BuiltinCommands: builtinCommandNames(), // custom commands and skills (api_custom.go)
 		Limits: func(model string) live.Limits {

@@ -190,6 +190,15 @@ async function listModels() {
   openPanel(panel);
 }
 
+// listLSP shows the /lsp panel: the language servers found for this
+// session, their states, and the ones not installed (server/api_lsp.go).
+async function listLSP() {
+  const data = await api('GET', `${urls.session}/lsp`);
+  const panel = composer.querySelector('[data-lsp-list]');
+  panel.replaceChildren(fragment(typeof data?.html === 'string' ? data.html : ''));
+  openPanel(panel);
+}
+
 const commandActions = {
   stop: async () => {
     const unqueued = await stopTurn();
@@ -275,6 +284,7 @@ const commandActions = {
   ...undoActions, // /undo, /redo, /diff
   // /commands: the custom commands and where each came from, rendered
   // with the page (web/custom.templ).
+  lsp: () => listLSP(),
   commands: () => {
     const panel = composer.querySelector('[data-custom-commands]');
     if (panel.hidden) openPanel(panel);

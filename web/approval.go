@@ -165,8 +165,15 @@ func (a ApprovalView) SessionText() string {
 	if a.Fetch != nil {
 		return "Allow " + a.Fetch.Host + " for this session"
 	}
+	if a.Name == lspTool {
+		return "Allow this language server for this session"
+	}
 	return "Allow for this session"
 }
+
+// lspTool is lsp_diagnostics (server/live/lsp.go), whose approval is to
+// start a language server.
+const lspTool = "lsp_diagnostics"
 
 // Note is the one sentence that says what the approval is worth: a
 // command in build mode runs with the person's own powers, and once
@@ -182,6 +189,9 @@ func (a ApprovalView) Note() string {
 		return "In build mode a command runs with your own powers: it can read and change whatever you can, myco's token too."
 	case a.Fetch != nil:
 		return a.Fetch.Note()
+	case a.Name == lspTool:
+		return "Checking the file starts its language server (gopls, pyright, …) in the file's project. The server runs the project's build tools " +
+			"with your shell's environment, secrets left out, and stops after 10 idle minutes or when the session closes."
 	}
 	return ""
 }

@@ -92,6 +92,7 @@ var Commands = []Command{
 	{Name: "export", Args: "[md|json|html]", Help: "Download this session as Markdown (the default), its JSON document, or one HTML page"},
 	{Name: "session", Help: "Show this session's ID, the path of the file that holds it, and its folder"},
 	{Name: "theme", Args: "[light|dark|system]", Help: "The tab's colours: light, dark, or the system's (remembered in this browser); alone, says which"},
+	{Name: "lsp", Help: "List the language servers the agent can check files with (lsp_diagnostics), and their states"},
 	{Name: "commands", Help: "List the custom commands (.myco/commands, .claude/commands, ~/.config/myco/commands, …) and where each came from"},
 	{Name: "help", Help: "Show this list"},
 }

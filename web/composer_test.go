@@ -98,7 +98,7 @@ func TestComposerCommandHelp(t *testing.T) {
 			t.Errorf("/%s has no description", name)
 		}
 	})
-	want := []string{"stop", "retry", "new", "resume", "title", "model", "compact", "fork", "rewind", "steer", "queue", "btw", "usage", "subagents", "think", "personality", "goal", "plan", "build", "undo", "redo", "diff", "init", "export", "session", "theme", "commands", "help"}
+	want := []string{"stop", "retry", "new", "resume", "title", "model", "compact", "fork", "rewind", "steer", "queue", "btw", "usage", "subagents", "think", "personality", "goal", "plan", "build", "undo", "redo", "diff", "init", "export", "session", "theme", "lsp", "commands", "help"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("commands %v, want %v", got, want)
 	}

@@ -22,13 +22,13 @@ type runOptions struct {
 	keepTurns                               int
 	asJSON                                  bool
 	plan                                    bool     // start (or go on) in plan mode
-	allow                                   []string // approval kinds: bash, edit, memory, web_fetch
+	allow                                   []string // approval kinds: bash, edit, memory, web_fetch, lsp_diagnostics
 	prompt                                  string
 }
 
 // allowKinds are what --allow may name: the kinds of approval settings
 // have (approvals.bash, approvals.edit, approvals.memory, web_fetch.allowed_hosts).
-var allowKinds = []string{"bash", "edit", "memory", "web_fetch"}
+var allowKinds = []string{"bash", "edit", "memory", "web_fetch", "lsp_diagnostics"}
 
 // runCommand runs one turn headless: `myco run [flags] PROMPT`. It goes
 // through the profile's running server, so open tabs see the turn live;
@@ -82,7 +82,7 @@ func parseRun(e env, profile string, args []string) (runOptions, error) {
 	fs.BoolVar(&opts.asJSON, "json", false, "print each event as one JSON object a line")
 	fs.StringVar(&opts.name, "n", "", "name the session (the name moves from any session that had it)")
 	fs.BoolVar(&opts.plan, "plan", false, "plan mode: the agent reads and writes a plan, changes nothing")
-	allow := fs.String("allow", "", "approve these kinds of tool call once each: bash, edit, memory, web_fetch (comma-separated)")
+	allow := fs.String("allow", "", "approve these kinds of tool call once each: bash, edit, memory, web_fetch, lsp_diagnostics (comma-separated)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return opts, err
@@ -110,7 +110,7 @@ func parseRun(e env, profile string, args []string) (runOptions, error) {
 			continue
 		}
 		if !slices.Contains(allowKinds, k) {
-			return bad("--allow %q: say bash, edit, memory or web_fetch, or several (bash,edit)", k)
+			return bad("--allow %q: say bash, edit, memory, web_fetch or lsp_diagnostics, or several (bash,edit)", k)
 		}
 		opts.allow = append(opts.allow, k)
 	}

@@ -20,7 +20,7 @@ const module = "myco"
 var app = []layer{
 	{"no domain", []string{"internal/..."}},
 	{"domain and assets", []string{"session", "profiles", "schedule", "snapshot", "server/event", "static"}},
-	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "server/webfetch", "server/mcphost", "session/hostile", "server/custom", "server/filepick"}},
+	{"adapters to the model and the machine", []string{"server/llm", "server/tools", "server/webfetch", "server/mcphost", "session/hostile", "server/custom", "server/filepick", "server/lsp", "server/lsp/lsptest"}},
 	{"turn engine and views", []string{"server/live", "web"}},
 	{"exports, imports and generators", []string{"export", "importer", "web/chromacss"}},
 	{"HTTP", []string{"server"}},

@@ -15,6 +15,7 @@ import (
 	"myco/server/custom"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/lsp"
 	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/server/webfetch"
@@ -155,6 +156,9 @@ type Options struct {
 	// WebFetcher fetches web_fetch's pages (webfetch.go); nil: one with
 	// the defaults. Tests give one whose seams reach their own server.
 	WebFetcher *webfetch.Fetcher
+	// LanguageServers finds the installed language servers when a session
+	// opens (lsp.go); nil: PATH, and ~/go/bin under UserHome for gopls.
+	LanguageServers func() []lsp.Found
 }
 
 // Limits are what a model can hold and when to compact.
@@ -317,6 +321,7 @@ func (m *Manager) openSession(id string) (*Session, error) {
 		}
 	}
 	s.inheritApprovals()
+	s.openLSP() // lsp.go: fixes whether lsp_diagnostics is offered
 	if err := s.loadSkills(); err != nil {
 		m.log.Warn("skills not recorded", "session", id, "err", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"myco/internal/errkind"
 	"myco/server/event"
 	"myco/server/llm"
+	"myco/server/lsp"
 	"myco/server/mcphost"
 	"myco/server/tools"
 	"myco/session"
@@ -113,6 +114,9 @@ type Session struct {
 	// mcpFixed are the MCP servers' tools this session offers, fixed
 	// when its first request is built (mcp.go); nil until then.
 	mcpFixed atomic.Pointer[[]mcphost.Tool]
+	// lsp are the language servers found when the session opened, run
+	// for lsp_diagnostics (lsp.go); nil when none was found.
+	lsp atomic.Pointer[lsp.Pool]
 }
 
 type approval struct {
@@ -721,6 +725,7 @@ func (s *Session) close() {
 	if sh != nil {
 		sh.Close()
 	}
+	s.closeLSP() // lsp.go
 	if err := s.w.Close(); err != nil {
 		s.m.log.Warn("closing the session's writer failed; its journal is replayed on open", "session", s.id, "err", err)
 	}

@@ -44,6 +44,9 @@ func (s *Session) toolDefs() []llm.Tool {
 	if s.m.settings().Todo {
 		defs = append(defs, todoToolDef)
 	}
+	if t, ok := s.lspToolDef(); ok { // lsp.go: fixed when the session opens
+		defs = append(defs, t)
+	}
 	if t, ok := s.skillToolDef(); ok { // custom.go: fixed when the session opens
 		defs = append(defs, t)
 	}
@@ -160,6 +163,8 @@ func (s *Session) runTool(ctx context.Context, use session.Block) toolOutcome {
 		out = s.runSkill(use) // custom.go
 	case webFetchTool:
 		out = s.runWebFetch(ctx, use) // webfetch.go
+	case lspTool:
+		out = s.runLSPDiagnostics(ctx, use) // lsp.go
 	default:
 		if isMCPTool(use.Name) {
 			out = s.runMCP(ctx, use) // mcp.go
