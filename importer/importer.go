@@ -1,7 +1,7 @@
 // Package importer brings other agents' stored sessions into myco: Claude
-// Code's JSON-lines transcripts, Codex's rollouts and opencode's JSON
-// storage. Each source session becomes one myco session, made whole in one
-// atomic save or not at all, under an ID derived from the source's own
+// Code's JSON-lines transcripts, Codex's rollouts and opencode's database
+// (or its JSON storage before 1.2). Each source session becomes one myco
+// session, made whole in one atomic save or not at all, under an ID derived from the source's own
 // (SessionID), so importing the same source again finds it and makes
 // nothing. Sources are only ever opened for reading.
 //
@@ -127,6 +127,10 @@ type reader interface {
 	read(c Candidate) (*Conversation, error)
 }
 
+// closer is a reader that holds something open for the import's length
+// (opencode's database).
+type closer interface{ close() }
+
 func readerFor(tool string) (reader, error) {
 	switch tool {
 	case ClaudeCode:
@@ -134,7 +138,7 @@ func readerFor(tool string) (reader, error) {
 	case Codex:
 		return codex{}, nil
 	case OpenCode:
-		return opencode{}, nil
+		return &opencode{}, nil
 	}
 	return nil, fmt.Errorf("%w %q: one of %s", ErrUnknownTool, tool, strings.Join(Tools, ", "))
 }
@@ -166,7 +170,8 @@ func DefaultPath(tool string, getenv func(string) string) (string, error) {
 		if data == "" {
 			data = filepath.Join(home, ".local", "share")
 		}
-		return filepath.Join(data, "opencode", "storage"), nil
+		// opencode.db, or storage/ before 1.2: the reader finds either.
+		return filepath.Join(data, "opencode"), nil
 	}
 	return "", fmt.Errorf("%w %q: one of %s", ErrUnknownTool, tool, strings.Join(Tools, ", "))
 }

@@ -239,27 +239,13 @@ func TestImportBadInput(t *testing.T) {
 	}
 }
 
-// TestImportOpenCodeDatabase: opencode's SQLite storage is reported, not
-// misread.
-func TestImportOpenCodeDatabase(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "opencode.db"), []byte("SQLite format 3\x00"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st := newStores(t)
-	rep := st.run(t, importer.OpenCode, dir)
-	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Reason, "SQLite") {
-		t.Errorf("problems %+v, want one saying SQLite", rep.Problems)
-	}
-}
-
 func TestDefaultPath(t *testing.T) {
 	env := map[string]string{"HOME": "/h"}
 	getenv := func(k string) string { return env[k] }
 	for tool, want := range map[string]string{
 		importer.ClaudeCode: "/h/.claude/projects",
 		importer.Codex:      "/h/.codex/sessions",
-		importer.OpenCode:   "/h/.local/share/opencode/storage",
+		importer.OpenCode:   "/h/.local/share/opencode",
 	} {
 		if got, _ := importer.DefaultPath(tool, getenv); got != want {
 			t.Errorf("%s: %s, want %s", tool, got, want)

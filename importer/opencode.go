@@ -16,12 +16,15 @@ import (
 	"myco/session"
 )
 
-// opencode reads opencode's JSON storage (versions up to 1.1):
-// storage/session/<project>/<session>.json, storage/message/<session>/
-// <message>.json, storage/part/<message>/<part>.json (PEER-FORMATS §3).
-// Since 1.2 opencode keeps them in SQLite (opencode.db), which this
-// import does not read: it says so.
-type opencode struct{}
+// opencode reads opencode's sessions: from its SQLite database
+// (opencode.db, versions 1.2 and later; opencode_db.go), or from the JSON
+// storage of versions up to 1.1: storage/session/<project>/<session>.json,
+// storage/message/<session>/<message>.json, storage/part/<message>/
+// <part>.json (PEER-FORMATS §3).
+type opencode struct {
+	// dbs are the databases this import opened, by path.
+	dbs map[string]*ocDB
+}
 
 type ocSession struct {
 	ID        string `json:"id"`
@@ -88,13 +91,10 @@ func storageRoot(path string) (string, error) {
 			return p, nil
 		}
 	}
-	if strings.HasSuffix(path, ".db") || fileExists(filepath.Join(path, "opencode.db")) || fileExists(filepath.Join(filepath.Dir(path), "opencode.db")) {
-		return "", fmt.Errorf("%w: opencode 1.2 and later keep sessions in SQLite (opencode.db), which myco does not read yet; the JSON storage folder of an earlier version can be imported", ErrNotSession)
-	}
 	if _, err := os.Stat(path); err != nil {
 		return "", err
 	}
-	return "", fmt.Errorf("%w: %s holds no opencode storage (a folder with session/, message/ and part/)", ErrNotSession, path)
+	return "", fmt.Errorf("%w: %s holds no opencode storage (opencode.db, or a folder with session/, message/ and part/)", ErrNotSession, path)
 }
 
 func fileExists(p string) bool {
@@ -102,12 +102,16 @@ func fileExists(p string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-func (opencode) find(path string) ([]Candidate, error) {
+func (o *opencode) find(path string) ([]Candidate, error) {
 	var files []string
 	if strings.HasSuffix(path, ".json") && fileExists(path) {
 		// One session's file: storage/session/<project>/<id>.json (read
 		// finds the storage folder from it).
 		files = []string{path}
+	} else if db := databaseIn(path); db != "" {
+		// The database is preferred when both are there: opencode 1.2
+		// moved every session of the storage folder into it.
+		return o.findInDatabase(db)
 	} else {
 		root, err := storageRoot(path)
 		if err != nil {
@@ -177,7 +181,10 @@ func msTime(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
-func (opencode) read(c Candidate) (*Conversation, error) {
+func (o *opencode) read(c Candidate) (*Conversation, error) {
+	if isDatabaseCandidate(c) {
+		return o.readFromDatabase(c)
+	}
 	var s ocSession
 	if err := readSmall(c.Path, &s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotSession, err)
@@ -186,16 +193,7 @@ func (opencode) read(c Candidate) (*Conversation, error) {
 		return nil, fmt.Errorf("%w: it has no opencode session id", ErrNotSession)
 	}
 	root := filepath.Dir(filepath.Dir(filepath.Dir(c.Path)))
-	conv := &Conversation{
-		Source: session.Source{Tool: OpenCode, ID: c.ID, Path: c.Path},
-		Title:  s.Title, Cwd: s.Directory, Created: msTime(s.Time.Created), Updated: msTime(s.Time.Updated),
-		Images: images{},
-	}
-	var n notes
-	if s.ParentID != "" {
-		n.add("a sub-agent's session of opencode session " + s.ParentID)
-	}
-	im := images(conv.Images)
+	conv, n := newOCConversation(c, s)
 	msgs, bad, err := readAll[ocMessage](filepath.Join(root, "message", s.ID))
 	if err != nil {
 		return nil, err
@@ -214,22 +212,43 @@ func (opencode) read(c Candidate) (*Conversation, error) {
 		}
 		conv.Skipped += bad
 		sort.SliceStable(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
-		at := msTime(m.Time.Created)
-		span(&conv.Created, &conv.Updated, at)
-		span(&conv.Created, &conv.Updated, msTime(m.Time.Completed))
-		if m.Role == "user" {
-			conv.Messages = append(conv.Messages, ocUser(m, parts, at, im, &n))
-			continue
-		}
-		model := ""
-		if m.ProviderID != "" && m.ModelID != "" {
-			model = m.ProviderID + "/" + m.ModelID
-			conv.Model = model
-		}
-		conv.Messages = append(conv.Messages, ocAssistant(m, parts, at, model, im, &n)...)
+		addOCMessage(conv, m, parts, n)
 	}
 	conv.Notes = n.list()
 	return conv, nil
+}
+
+// newOCConversation starts the conversion of session s, whichever storage
+// it came from.
+func newOCConversation(c Candidate, s ocSession) (*Conversation, *notes) {
+	conv := &Conversation{
+		Source: session.Source{Tool: OpenCode, ID: c.ID, Path: c.Path},
+		Title:  s.Title, Cwd: s.Directory, Created: msTime(s.Time.Created), Updated: msTime(s.Time.Updated),
+		Images: images{},
+	}
+	n := &notes{}
+	if s.ParentID != "" {
+		n.add("a sub-agent's session of opencode session " + s.ParentID)
+	}
+	return conv, n
+}
+
+// addOCMessage converts one message with its parts, in order.
+func addOCMessage(conv *Conversation, m ocMessage, parts []ocPart, n *notes) {
+	im := images(conv.Images)
+	at := msTime(m.Time.Created)
+	span(&conv.Created, &conv.Updated, at)
+	span(&conv.Created, &conv.Updated, msTime(m.Time.Completed))
+	if m.Role == "user" {
+		conv.Messages = append(conv.Messages, ocUser(m, parts, at, im, n))
+		return
+	}
+	model := ""
+	if m.ProviderID != "" && m.ModelID != "" {
+		model = m.ProviderID + "/" + m.ModelID
+		conv.Model = model
+	}
+	conv.Messages = append(conv.Messages, ocAssistant(m, parts, at, model, im, n)...)
 }
 
 func ocUser(m ocMessage, parts []ocPart, at time.Time, im images, n *notes) session.Message {

@@ -95,6 +95,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c, ok := r.(closer); ok {
+		defer c.close()
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
