@@ -33,6 +33,36 @@ export function onRowsStale(refresh) {
   document.addEventListener(rowsChanged, refresh);
 }
 
+// A row being worked on (its menu open, its title or tags edited in place)
+// holds the listing: a refresh then would replace the row under the
+// person, and what they typed or chose would land on a row no longer on
+// the page. The refresh waits (search.js's held) and runs when the row
+// is let go.
+let holds = 0;
+let refreshWaiting = false;
+
+/** rowsHeld says whether a row is being worked on. */
+export function rowsHeld() {
+  return holds > 0;
+}
+
+/** refreshWhenFree asks for the listing's refresh once no row is held. */
+export function refreshWhenFree() {
+  refreshWaiting = true;
+}
+
+function hold() {
+  holds++;
+}
+
+function letGo() {
+  holds = Math.max(0, holds - 1);
+  if (holds === 0 && refreshWaiting) {
+    refreshWaiting = false;
+    rowsStale();
+  }
+}
+
 const sessionURL = (id) => `/api/sessions/${encodeURIComponent(id)}`;
 
 /** @param {Element} row */
@@ -85,8 +115,10 @@ function openMenu(opener) {
     b.setAttribute('role', 'menuitem');
     b.dataset.testid = item.testid;
     b.addEventListener('click', () => {
-      close(false);
+      // The item first: one that edits in place holds the row before the
+      // menu lets it go, so no refresh lands in between.
       item.run();
+      close(false);
     });
     return b;
   });
@@ -124,6 +156,7 @@ function openMenu(opener) {
     if (open?.menu !== menu) return;
     open = null;
     menu.remove();
+    letGo();
     opener.setAttribute('aria-expanded', 'false');
     menu.removeEventListener('keydown', onKey);
     document.removeEventListener('pointerdown', onOutside, true);
@@ -136,6 +169,7 @@ function openMenu(opener) {
   window.addEventListener('resize', onMove);
   document.addEventListener('scroll', onScroll, true);
   open = { menu, opener, close };
+  hold();
   buttons[0]?.focus();
 }
 
@@ -229,6 +263,7 @@ function inPlace(row, o) {
   if (o.maxLength) input.maxLength = o.maxLength;
   host.hidden = true;
   host.after(input);
+  hold();
   input.focus();
   input.select();
   let busy = false;
@@ -236,6 +271,7 @@ function inPlace(row, o) {
     input.remove();
     host.hidden = false;
     host.focus();
+    letGo();
   };
   const commit = async () => {
     if (busy) return;

@@ -13,7 +13,7 @@ import { followListing } from './listing.js';
 import { refreshBoard } from './board.js';
 import { Search } from './search.js';
 import { setBusy } from './actions.js';
-import { onRowsStale } from './organise.js';
+import { onRowsStale, refreshWhenFree, rowsHeld } from './organise.js';
 
 const searchInput = () => /** @type {HTMLInputElement | null} */ (document.querySelector('[data-testid="search-input"]'));
 const sessionList = () => document.getElementById('session-list');
@@ -50,7 +50,7 @@ export function initSearch() {
   if (!input || !list) return;
   listing = new Search({
     input, list, hits: document.getElementById('text-hits'), rowsURL,
-    onError: showError, onRows: rememberQuery,
+    onError: showError, onRows: rememberQuery, held: rowsHeld, onHeld: refreshWhenFree,
   }).bind();
   input.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown') {

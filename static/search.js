@@ -24,14 +24,20 @@ export class Search {
    * @param {(q: string) => URL} o.rowsURL
    * @param {(message: string) => void} [o.onError]
    * @param {(q: string) => void} [o.onRows]
+   * @param {() => boolean} [o.held] true while the rows must stay as they
+   *   are (a row's menu open, a title edited in place): a refresh then
+   *   waits, and o.onHeld is told, to ask for it again once they are free
+   * @param {() => void} [o.onHeld]
    */
-  constructor({ input, list, hits, rowsURL, onError, onRows }) {
+  constructor({ input, list, hits, rowsURL, onError, onRows, held, onHeld }) {
     this.input = input;
     this.list = list;
     this.hits = hits;
     this.rowsURL = rowsURL;
     this.onError = onError;
     this.onRows = onRows;
+    this.held = held;
+    this.onHeld = onHeld;
     // request is the fetch about to replace or extend the list: a newer
     // one aborts it, so only the latest query's rows ever land.
     /** @type {AbortController | null} */
@@ -127,11 +133,20 @@ export class Search {
   // hits stay as they are: they cost a read of every document, and a
   // change of the listing rarely changes what was said.
   async refresh(url = this.rowsURL(this.query)) {
+    if (this.held?.()) {
+      this.onHeld?.();
+      return;
+    }
     const focused = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest('[data-session-id]'));
     const id = this.list.contains(focused) ? focused.dataset.sessionId : '';
     const ctl = this.start();
     try {
-      this.list.replaceChildren(await fetchFragment(url, ctl.signal));
+      const rows = await fetchFragment(url, ctl.signal);
+      if (this.held?.()) {
+        this.onHeld?.(); // a menu opened while the rows were on their way
+        return;
+      }
+      this.list.replaceChildren(rows);
       if (id) /** @type {HTMLElement | null} */ (this.list.querySelector(`[data-session-id="${CSS.escape(id)}"] a`))?.focus({ preventScroll: true });
     } catch (err) {
       if (!isAbort(err)) this.onError?.(`Could not update the sessions: ${err.message}`);

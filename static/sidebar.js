@@ -15,7 +15,7 @@
 
 import { followListing } from './listing.js';
 import { Search } from './search.js';
-import { onRowsStale } from './organise.js';
+import { onRowsStale, refreshWhenFree, rowsHeld } from './organise.js';
 
 const body = document.body;
 const stored = { closed: 'myco.sidebar.closed', grouped: 'myco.sidebar.grouped' };
@@ -59,6 +59,8 @@ export function initSidebar(onError) {
     hits: nav.querySelector('[data-testid="sidebar-hits"]'),
     rowsURL,
     onError,
+    held: rowsHeld,
+    onHeld: refreshWhenFree,
   }).bind();
 
   // --- Shown or hidden: a column on a wide screen, a drawer on a narrow one.

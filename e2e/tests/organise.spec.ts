@@ -124,3 +124,33 @@ for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) 
     });
   });
 }
+
+// A change elsewhere (another tab, the CLI, an agent's title) refreshes the
+// listing; while a row's menu is open, or its title is edited in place,
+// that refresh waits, so the row is not replaced under the person: the
+// rename lands on the row they chose, and the change shows after it.
+test('a listing change waits while a row is worked on', async ({ page, myco }) => {
+  const [oldest, infra] = seed(myco);
+  await myco.start();
+  await page.goto(myco.link('/'));
+  await expect(page.locator('body')).toHaveAttribute('data-listing', 'open');
+  const rows = page.getByTestId('session-row');
+  const row = (title: string) => rows.filter({ hasText: title });
+  await row('Oldest notes').getByTestId('row-menu').click();
+  const menuRow = await row('Oldest notes').elementHandle();
+  expect((await myco.api('PATCH', `/api/sessions/${infra}`, { title: 'Infra, renamed elsewhere' })).status).toBe(200);
+  // The profile stream tells the page; its refresh would land well within this.
+  await page.waitForTimeout(1500);
+  expect(await menuRow!.evaluate((e) => e.isConnected)).toBe(true);
+  await expect(row('Infra, renamed elsewhere')).toHaveCount(0);
+
+  await page.getByTestId('menu-rename').click();
+  const input = page.getByTestId('rename-input');
+  await expect(input).toBeFocused();
+  await page.waitForTimeout(1000);
+  await input.fill('Oldest, renamed here');
+  await input.press('Enter');
+  await expect.poll(async () => (await myco.doc(oldest)).title).toBe('Oldest, renamed here');
+  await expect(row('Oldest, renamed here')).toHaveCount(1);
+  await expect(row('Infra, renamed elsewhere')).toHaveCount(1);
+});
