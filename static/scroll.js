@@ -45,10 +45,12 @@ function nearBottom() {
   return document.scrollingElement.scrollTop > bottomTop() - 80;
 }
 
-// keepBottom scrolls to the bottom if the reader was there.
+// keepBottom scrolls to the bottom if the reader was there; otherwise it
+// offers the way down, if what was added is out of view (a page that does
+// not scroll, or a reader already at the bottom, has nothing below).
 export function keepBottom() {
   if (stick) toBottom();
-  else showBelow(true);
+  else if (!nearBottom()) showBelow(true);
 }
 
 // letGo stops following the bottom: a link to a message (#m-…) shows that

@@ -69,3 +69,25 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
     await expect(last).toBeInViewport();
   });
 }
+
+// A page with nothing below the fold has no "New messages" to offer, even
+// when it opened held at a message (a link, a version opened in place):
+// the answer that comes in is already in view.
+test('"New messages" is not offered when the new text is in view', async ({ page, myco, fake }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Short', messages: [
+    { role: 'user', text: 'First question' },
+    { role: 'assistant', text: 'First answer' },
+  ] });
+  await myco.start();
+  const target = (await myco.doc(id)).threads[0].messages[0].id;
+  await page.goto(myco.link('/'));
+  await page.goto(`${myco.url}/s/${id}#m-${target}`);
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  const r = await myco.api('POST', `/api/sessions/${id}/messages`, { text: 'more [[say:A short answer.]]' });
+  expect(r.status).toBe(202);
+  await expect(page.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText('A short answer.');
+  await expect(page.locator('body')).toHaveAttribute('data-turn-running', 'false', { timeout: 30_000 });
+  await expect(page.getByTestId('new-below')).toBeHidden();
+});
