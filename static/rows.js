@@ -91,6 +91,12 @@ async function loadMore(el) {
 }
 
 async function archiveOrRestore(el, verb) {
+  // Where the row is, taken before the request: the listing may be
+  // refreshed (the profile stream tells of the archive) before its answer
+  // is read, replacing the row, and Undo must still be offered.
+  const row = el.closest('[data-testid="session-row"]');
+  const place = { list: row?.parentElement, next: row?.nextElementSibling };
+  const title = row?.querySelector('[data-testid="session-link"]')?.textContent?.trim() || 'the session';
   setBusy(el, true);
   try {
     await api('POST', el.dataset.url);
@@ -103,16 +109,17 @@ async function archiveOrRestore(el, verb) {
     location.reload();
     return;
   }
-  const row = el.closest('[data-testid="session-row"]');
-  const place = { list: row?.parentElement, next: row?.nextElementSibling };
-  removeRow(row);
+  if (row?.isConnected) removeRow(row);
   if (verb === 'archive' && row && place.list) {
     setBusy(el, false);
-    const title = row.querySelector('[data-testid="session-link"]')?.textContent?.trim() || 'the session';
     offerUndo(`Archived “${title}”`, async () => {
       await api('POST', el.dataset.url.replace(/\/archive$/, '/restore'));
-      place.list.querySelector(':scope > .empty')?.remove();
-      place.list.insertBefore(row, place.next?.isConnected ? place.next : null);
+      const list = place.list;
+      const id = row.getAttribute('data-session-id') || '';
+      // A refresh may have brought the row back already.
+      if (!list?.isConnected || list.querySelector(`[data-session-id="${CSS.escape(id)}"]`)) return;
+      list.querySelector(':scope > .empty')?.remove();
+      list.insertBefore(row, place.next?.parentElement === list ? place.next : null);
       row.querySelector('a')?.focus();
     });
   }
