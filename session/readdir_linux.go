@@ -80,22 +80,66 @@ func readFolder(dir string) ([]fs.DirEntry, error) {
 	names := make([]byte, 0, guess)
 	f.ends = make([]int32, 0, guess/48)
 	f.types = make([]fs.FileMode, 0, guess/48)
-	buf := make([]byte, direntBuf)
+	err = eachDirent(fd, dir, make([]byte, direntBuf), func(name []byte, typ byte) error {
+		mode, err := direntMode(dir, name, typ)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone since the read, as os.ReadDir skips it
+		} else if err != nil {
+			return err
+		}
+		names = append(names, name...)
+		f.ends = append(f.ends, int32(len(names)))
+		f.types = append(f.types, mode)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.all = unsafe.String(unsafe.SliceData(names), len(names)) // names is not written again
+	folder := make([]folderEntry, len(f.ends))
+	entries := make([]fs.DirEntry, len(f.ends))
+	for i := range folder {
+		folder[i] = folderEntry{names: f, i: i}
+		entries[i] = &folder[i]
+	}
+	return entries, nil
+}
+
+// eachName calls fn with every name in dir, in no order, keeping none:
+// name is valid only during the call. A sweep looks for a few temp
+// files among a session folder's 20,000 names, at every open of a
+// session; os.File.ReadDir would allocate an entry and a string for each.
+func eachName(dir string, fn func(name []byte) error) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	return eachDirent(fd, dir, make([]byte, sweepBuf), func(name []byte, _ byte) error { return fn(name) })
+}
+
+// sweepBuf is eachName's getdents buffer: ~300 names a call, small
+// enough that 20 sessions opening at once hold little.
+const sweepBuf = 16 << 10
+
+// eachDirent reads the open folder fd with getdents calls into buf and
+// calls fn with each record's name (without . and ..) and d_type.
+func eachDirent(fd int, dir string, buf []byte, fn func(name []byte, typ byte) error) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "getdents", Path: dir, Err: err}
+			return &fs.PathError{Op: "getdents", Path: dir, Err: err}
 		}
 		if n <= 0 {
-			break
+			return nil
 		}
 		for b := buf[:n]; len(b) > direntName; {
 			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 			if reclen <= direntName || reclen > len(b) {
-				return nil, &fs.PathError{Op: "getdents", Path: dir, Err: errors.New("malformed directory record")}
+				return &fs.PathError{Op: "getdents", Path: dir, Err: errors.New("malformed directory record")}
 			}
 			name := b[direntName:reclen]
 			if i := bytes.IndexByte(name, 0); i >= 0 {
@@ -106,25 +150,11 @@ func readFolder(dir string) ([]fs.DirEntry, error) {
 			if string(name) == "." || string(name) == ".." {
 				continue
 			}
-			mode, err := direntMode(dir, name, typ)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since the read, as os.ReadDir skips it
-			} else if err != nil {
-				return nil, err
+			if err := fn(name, typ); err != nil {
+				return err
 			}
-			names = append(names, name...)
-			f.ends = append(f.ends, int32(len(names)))
-			f.types = append(f.types, mode)
 		}
 	}
-	f.all = unsafe.String(unsafe.SliceData(names), len(names)) // names is not written again
-	folder := make([]folderEntry, len(f.ends))
-	entries := make([]fs.DirEntry, len(f.ends))
-	for i := range folder {
-		folder[i] = folderEntry{names: f, i: i}
-		entries[i] = &folder[i]
-	}
-	return entries, nil
 }
 
 // direntMode is the type bits of a record's d_type; a file system that

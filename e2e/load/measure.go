@@ -32,6 +32,9 @@ func measure(ctx context.Context, cfg config, home string, r *report, log io.Wri
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return err
 	}
+	if err := evictBinary(cfg.myco); err != nil {
+		r.fail("evict %s from the page cache: %v", cfg.myco, err)
+	}
 	if err := baselineStartup(ctx, cfg, home, work, r); err != nil {
 		return err
 	}
@@ -53,16 +56,19 @@ func measure(ctx context.Context, cfg config, home string, r *report, log io.Wri
 			m.Kill()
 		}
 	}()
+	stopWatch := r.resident.watch(m.PID())
 	r.add("startup", fmt.Sprintf("startup, %d sessions (exec to URL line)", cfg.sessions), ms(m.Startup), "first start: every document read")
 	r.sample("after first startup", m)
 	// A profile myco has served before: the start reads its listing
 	// cache, not every document. The rest of the run is this process.
+	stopWatch()
 	if _, err := m.Stop(); err != nil {
 		return fmt.Errorf("stop after the first start: %w", err)
 	}
 	if m, err = startMyco(ctx, cfg.myco, home, loadProfile, work); err != nil {
 		return err
 	}
+	defer r.resident.watch(m.PID())()
 	r.add("startup", fmt.Sprintf("restart, %d sessions (exec to URL line)", cfg.sessions), ms(m.Startup), "listing cache read")
 	r.sample("after restart", m)
 	c := newClient(m)

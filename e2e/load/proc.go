@@ -8,7 +8,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"myco/e2e/internal/mycotest"
 )
@@ -81,4 +84,83 @@ func cpuTime(pid int) (time.Duration, error) {
 		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
 	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// residentPeak is the most a process held resident in anonymous memory
+// (its heap, stacks and runtime) and in file-backed pages (its binary's
+// text and data), each at its own peak, sampled every few milliseconds:
+// VmHWM is their sum at one instant and cannot say which grew. The
+// file-backed part depends on the kernel's page cache as much as on myco
+// (see evictBinary), the anonymous part on myco alone.
+type residentPeak struct {
+	anon, file atomic.Int64 // bytes
+}
+
+// watch samples pid until stop is called.
+func (p *residentPeak) watch(pid int) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if anon, file, err := readResident(pid); err == nil {
+				maxInto(&p.anon, anon)
+				maxInto(&p.file, file)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func maxInto(v *atomic.Int64, n int64) {
+	for {
+		old := v.Load()
+		if n <= old || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// readResident is RssAnon and RssFile of /proc/PID/status, in bytes.
+func readResident(pid int) (anon, file int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for line := range strings.Lines(string(data)) {
+		name, value, _ := strings.Cut(line, ":")
+		fields := strings.Fields(value)
+		if len(fields) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch name {
+		case "RssAnon":
+			anon = n << 10
+		case "RssFile":
+			file = n << 10
+		}
+	}
+	return anon, file, nil
+}
+
+// evictBinary drops the binary's pages from the page cache, so that a
+// run maps them as a start from disk does. A binary just written by
+// go build sits in the cache as the writes left it, and the kernel maps
+// a faulted page's whole folio: one build touched 26 MB of its own
+// pages, another of the same code 34 MB, for the same start.
+func evictBinary(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 }

@@ -17,6 +17,7 @@ type report struct {
 	samples  []sample
 	failures []string
 	peak     int64
+	resident residentPeak // of the two servers on the 10,000-session profile
 }
 
 type row struct {
@@ -114,6 +115,8 @@ func (r *report) printMemory(w io.Writer) {
 		verdict = "**missed**"
 	}
 	fmt.Fprintf(w, "\nPeak RSS %s; target < %s: %s\n", mb(r.peak), mb(targetRSS), verdict)
+	fmt.Fprintf(w, "Of it, at their own peaks: anonymous (heap, stacks, runtime) %s, the binary's file-backed pages %s\n",
+		mb(r.resident.anon.Load()), mb(r.resident.file.Load()))
 }
 
 // cell escapes the pipes of a table cell.

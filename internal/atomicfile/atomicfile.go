@@ -9,14 +9,11 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
 )
 
 // TempPrefix starts the name of every temp file Write makes; Sweep removes
@@ -112,64 +109,6 @@ func SyncDir(dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("sync folder %s: %w", dir, err)
-	}
-	return nil
-}
-
-// IsTemp reports whether name is a temp file of Write, for name (any name
-// when name is empty).
-func IsTemp(entry, name string) bool {
-	return strings.HasPrefix(entry, TempPrefix+name)
-}
-
-// Sweep removes temp files in dir older than maxAge whose name starts with
-// TempPrefix+name (every temp file when name is empty): a younger one may
-// belong to a write in progress in another process.
-//
-// It reads the folder sweepBatch names at a time rather than whole: a
-// session's open sweeps the sessions folder, which holds two names per
-// session, and 20 sessions opening at once each held all 20,000 names of
-// a 10,000-session folder (sorted, ~1 MB each): the most of the peak heap
-// in issue 21's load run.
-func Sweep(dir, name string, maxAge time.Duration) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	defer d.Close()
-	for {
-		entries, err := d.ReadDir(sweepBatch)
-		for _, e := range entries {
-			if err := sweepEntry(dir, e, name, maxAge); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read folder %s: %w", dir, err)
-		}
-	}
-}
-
-// sweepBatch is how many names Sweep reads at a time.
-const sweepBatch = 256
-
-// sweepEntry removes e when it is a temp file of name older than maxAge.
-func sweepEntry(dir string, e fs.DirEntry, name string, maxAge time.Duration) error {
-	if !IsTemp(e.Name(), name) || !e.Type().IsRegular() {
-		return nil
-	}
-	info, err := e.Info()
-	if err != nil || time.Since(info.ModTime()) < maxAge {
-		return nil
-	}
-	if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove leftover temp file: %w", err)
 	}
 	return nil
 }
