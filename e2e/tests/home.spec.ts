@@ -83,3 +83,25 @@ test('restore from the archived session page', async ({ page, myco }) => {
   await expect(page.getByTestId('archived-banner')).toHaveCount(0);
   await expect.poll(() => myco.exists(`${id}.json`)).toBe(true);
 });
+
+// The listing's columns fit their contents and line up down the page, and
+// the title takes the rest: at 1280 px a 50-character title is whole
+// (fixed columns once left it 190 px, cut after 20 characters).
+test('the title column takes the room the other columns leave', async ({ page, myco }) => {
+  const long = 'Fix the flaky integration test in the payments service';
+  myco.writeSession({ title: long, model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', text: 'hi' }] });
+  myco.writeSession({ title: 'Short', model: 'openai/gpt-4.1', messages: [{ role: 'user', text: 'hi' }] });
+  await myco.start();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(myco.link('/'));
+  const rows = page.getByTestId('session-row');
+  await expect(rows).toHaveCount(2);
+  const title = rows.filter({ hasText: long }).getByTestId('session-link');
+  const cut = await title.evaluate((el) => el.scrollWidth > el.clientWidth);
+  expect(cut, 'the long title is cut off').toBe(false);
+  // Every column starts at the same x in both rows.
+  const lefts = await rows.evaluateAll((els) =>
+    els.map((row) => ['.model', '.when', '.count', '.actions'].map((sel) => Math.round(row.querySelector(sel)!.getBoundingClientRect().left))),
+  );
+  expect(lefts[0]).toEqual(lefts[1]);
+});
