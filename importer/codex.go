@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -53,12 +54,29 @@ type cxPart struct {
 // rolloutID is the session's UUID at the end of a rollout's file name.
 var rolloutID = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
 
+// cxArchived is the folder of the rollouts Codex archived, flat, beside
+// its sessions folder.
+const cxArchived = "archived_sessions"
+
 func (codex) find(path string) ([]Candidate, error) {
-	files, err := walk(path, func(p string, d os.DirEntry) bool {
+	isRollout := func(p string, d os.DirEntry) bool {
 		return strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl")
-	})
+	}
+	files, err := walk(path, isRollout)
 	if err != nil {
 		return nil, err
+	}
+	// Codex's sessions folder (the default path) brings the archived
+	// ones beside it, which land in myco's archived sessions.
+	if filepath.Base(filepath.Clean(path)) == "sessions" {
+		archived := filepath.Join(filepath.Dir(filepath.Clean(path)), cxArchived)
+		if info, err := os.Stat(archived); err == nil && info.IsDir() {
+			more, err := walk(archived, isRollout)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, more...)
+		}
 	}
 	out := make([]Candidate, 0, len(files))
 	for _, f := range files {
@@ -91,7 +109,8 @@ func (codex) read(c Candidate) (*Conversation, error) {
 	if len(lines) == 0 || lines[0].Type != "session_meta" {
 		return nil, fmt.Errorf("%w: it does not start with a Codex session_meta line", ErrNotSession)
 	}
-	conv := &Conversation{Source: session.Source{Tool: Codex, ID: c.ID, Path: c.Path}, Skipped: skipped, Images: images{}}
+	conv := &Conversation{Source: session.Source{Tool: Codex, ID: c.ID, Path: c.Path}, Skipped: skipped, Images: images{},
+		Archived: slices.Contains(strings.Split(filepath.ToSlash(filepath.Dir(c.Path)), "/"), cxArchived)}
 	var n notes
 	im := images(conv.Images)
 	for i, l := range lines {

@@ -93,6 +93,9 @@ type Conversation struct {
 	Skipped int
 	// Notes say what was kept as text or left out, for the report.
 	Notes []string
+	// Archived: the tool had archived the session, and it lands in
+	// myco's archived sessions.
+	Archived bool
 }
 
 // note records something the conversion could not map, once per kind

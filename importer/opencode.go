@@ -38,6 +38,7 @@ type ocTime struct {
 	Created   int64 `json:"created"`
 	Updated   int64 `json:"updated"`
 	Completed int64 `json:"completed"`
+	Archived  int64 `json:"archived"` // a session's: the time_archived column of opencode.db
 }
 
 type ocMessage struct {
@@ -224,7 +225,7 @@ func newOCConversation(c Candidate, s ocSession) (*Conversation, *notes) {
 	conv := &Conversation{
 		Source: session.Source{Tool: OpenCode, ID: c.ID, Path: c.Path},
 		Title:  s.Title, Cwd: s.Directory, Created: msTime(s.Time.Created), Updated: msTime(s.Time.Updated),
-		Images: images{},
+		Images: images{}, Archived: s.Time.Archived > 0,
 	}
 	n := &notes{}
 	if s.ParentID != "" {

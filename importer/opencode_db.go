@@ -61,6 +61,9 @@ func databaseIn(path string) string {
 type ocDB struct {
 	*sql.DB
 	copyDir string
+	// archivedColumn is the session table's time_archived, or a zero
+	// where a database older than that column has none.
+	archivedColumn string
 }
 
 // openDatabase opens path read-only. SQLite opens a WAL database (as
@@ -154,6 +157,11 @@ func (o *opencode) database(ctx context.Context, path string) (*ocDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.archivedColumn = "0"
+	var has int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('session') WHERE name = 'time_archived'`).Scan(&has); err == nil && has > 0 {
+		db.archivedColumn = "coalesce(time_archived, 0)"
+	}
 	if o.dbs == nil {
 		o.dbs = map[string]*ocDB{}
 	}
@@ -204,8 +212,8 @@ func (o *opencode) readFromDatabase(c Candidate) (*Conversation, error) {
 	}
 	var s ocSession
 	err = db.QueryRowContext(ctx, `SELECT id, coalesce(parent_id, ''), coalesce(directory, ''), coalesce(title, ''),
-		coalesce(time_created, 0), coalesce(time_updated, 0) FROM session WHERE id = ?`, c.ID).
-		Scan(&s.ID, &s.ParentID, &s.Directory, &s.Title, &s.Time.Created, &s.Time.Updated)
+		coalesce(time_created, 0), coalesce(time_updated, 0), `+db.archivedColumn+` FROM session WHERE id = ?`, c.ID).
+		Scan(&s.ID, &s.ParentID, &s.Directory, &s.Title, &s.Time.Created, &s.Time.Updated, &s.Time.Archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: session %s is no longer in %s", ErrNotSession, c.ID, c.Path)
 	}

@@ -41,16 +41,23 @@ CREATE INDEX part_message_idx ON part (message_id);
 // that is not JSON goes in as it is, a damaged row.
 func migrate(t *testing.T, dir string) string {
 	t.Helper()
+	return migrateFrom(t, dir, "testdata/opencode/storage", ocSchema)
+}
+
+// migrateFrom is migrate of the JSON storage in storage, into tables
+// made by schema; a session's time.archived goes in time_archived, where
+// schema has that column.
+func migrateFrom(t *testing.T, dir, storage, schema string) string {
+	t.Helper()
 	path := filepath.Join(dir, "opencode.db")
 	db, err := sql.Open("sqlite3", "file:"+path+"?_pragma=journal_mode(wal)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(ocSchema); err != nil {
+	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}
-	storage := "testdata/opencode/storage"
 	readObj := func(p string) (map[string]any, []byte) {
 		raw, err := os.ReadFile(p)
 		if err != nil {
@@ -82,6 +89,11 @@ func migrate(t *testing.T, dir string) string {
 		if _, err := db.Exec(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			s["id"], s["projectID"], "fix-the-build", s["directory"], s["title"], s["version"], tm["created"], tm["updated"]); err != nil {
 			t.Fatal(err)
+		}
+		if archived, ok := tm["archived"]; ok && strings.Contains(schema, "time_archived") {
+			if _, err := db.Exec(`UPDATE session SET time_archived = ? WHERE id = ?`, archived, s["id"]); err != nil {
+				t.Fatal(err)
+			}
 		}
 		msgs, _ := filepath.Glob(filepath.Join(storage, "message", s["id"].(string), "*.json"))
 		for _, mf := range msgs {

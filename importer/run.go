@@ -15,6 +15,7 @@ import (
 type Store interface {
 	IsArchived(id string) (bool, error)
 	Save(doc *session.Document) error
+	Archive(id string) error
 }
 
 // ImageStore keeps the images an imported session shows.
@@ -70,7 +71,9 @@ type Item struct {
 	Skipped int `json:"skipped_lines,omitempty"`
 	// Notes say what was kept as text or left out.
 	Notes []string `json:"notes,omitempty"`
-	Error string   `json:"error,omitempty"`
+	// Archived: the tool had archived it, and so is it here.
+	Archived bool   `json:"archived,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Report is the whole import's outcome.
@@ -181,6 +184,16 @@ func importOne(r reader, c Candidate, opts Options) Item {
 	}
 	it.Outcome, it.Title, it.Messages = Imported, doc.Title, len(conv.Messages)
 	it.Skipped, it.Notes = conv.Skipped, conv.Notes
+	if conv.Archived {
+		// Saved first, then moved as an archive does: the session is
+		// whole wherever a failure leaves it, and a second import finds
+		// it either way (IsArchived).
+		if err := opts.Sessions.Archive(it.Session); err != nil {
+			it.Notes = append(it.Notes, "archived in "+c.Tool+", but not here: "+err.Error())
+		} else {
+			it.Archived = true
+		}
+	}
 	return it
 }
 

@@ -56,7 +56,7 @@ function showReport(rep) {
     const li = el('li', '', { 'data-testid': 'import-item', 'data-outcome': it.outcome });
     if (it.outcome === 'imported') {
       li.append(el('a', it.title || it.session, { href: `/s/${encodeURIComponent(it.session)}`, 'data-testid': 'import-session-link' }));
-      li.append(el('span', ` · ${count(it.messages, 'message')}`, { class: 'hint' }));
+      li.append(el('span', ` · ${count(it.messages, 'message')}${it.archived ? ' · archived' : ''}`, { class: 'hint' }));
       const notes = [...(it.skipped_lines ? [`${count(it.skipped_lines, 'damaged line')} skipped`] : []), ...(it.notes || [])];
       if (notes.length) {
         const ul = el('ul', '', { class: 'import-notes' });

@@ -77,7 +77,11 @@ func printImport(e env, rep *importer.Report) {
 	for _, it := range rep.Items {
 		switch it.Outcome {
 		case importer.Imported:
-			fmt.Fprintf(e.stdout, "imported %s  %s  (%s)\n", it.Session[:8], it.Title, countOf(it.Messages, "message"))
+			where := ""
+			if it.Archived {
+				where = ", archived"
+			}
+			fmt.Fprintf(e.stdout, "imported %s  %s  (%s%s)\n", it.Session[:8], it.Title, countOf(it.Messages, "message"), where)
 			if it.Skipped > 0 {
 				fmt.Fprintf(e.stdout, "  %s skipped\n", countOf(it.Skipped, "damaged line"))
 			}
