@@ -902,11 +902,14 @@ func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted,
 		} else if err != nil {
 			return fmt.Errorf("list sessions: %w", err)
 		}
+		// The keys are the entries' own IDs, never id: a name is a slice
+		// of every name the folder read (readFolder), and a key of the
+		// listing would keep them all for as long as it stands.
 		if p, ok := prev[id]; ok && (!p.recent || p.ahead) && p.st.same(stampOf(info)) {
-			files[id] = p
+			files[p.sum.ID] = p
 			continue
 		}
-		misses = append(misses, miss{id: id, path: filepath.Join(dir, e.Name()), info: info})
+		misses = append(misses, miss{id: strings.Clone(id), path: filepath.Join(dir, e.Name()), info: info})
 	}
 	for _, m := range s.summarize(misses) {
 		if !m.gone {
