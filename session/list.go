@@ -815,14 +815,21 @@ func (c *listCache) scannedAfter(dir string, t time.Time) bool {
 	return f.info != nil && f.at.After(t)
 }
 
+// checkGrace is how long the start's check waits once the first listing
+// has its answer: the first page is rendered from that listing next, and
+// with the check's 10,000 lstats beside it on a machine of two cores its
+// render took 10-13 ms, against 7-9 ms after the grace (timing marks,
+// docs/PERFORMANCE.md "A restart's timeline").
+const checkGrace = 50 * time.Millisecond
+
 // checkInBackground stats every file of dir, unchanged but for edits in
 // place, on a goroutine of its own, one at a time per folder. The listing
 // that found the scan expired answers from the cache at once: a stat of
 // 10,000 files is the tail of a listing otherwise. What the check finds
 // shows in the next listing, and ListChanged tells watchers. The channel
 // returned is closed when the check (this one or one already running)
-// ends. A check with after begins once after is closed, or checkDelay
-// later at most.
+// ends. A check with after begins checkGrace after after is closed, or
+// checkDelay later at most.
 func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, noted, gen uint64, after <-chan struct{}) <-chan struct{} {
 	done, started := s.cache.startCheck(dir)
 	if !started {
@@ -834,6 +841,7 @@ func (s *Store) checkInBackground(dir string, info fs.FileInfo, now time.Time, n
 			t := time.NewTimer(checkDelay)
 			select {
 			case <-after:
+				time.Sleep(checkGrace)
 			case <-t.C:
 			}
 			t.Stop()
