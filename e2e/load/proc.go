@@ -33,18 +33,8 @@ type procStatus struct {
 }
 
 func readProc(pid int) (procStatus, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return procStatus{}, err
-	}
 	var st procStatus
-	for line := range strings.Lines(string(data)) {
-		name, value, _ := strings.Cut(line, ":")
-		fields := strings.Fields(value)
-		if len(fields) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(fields[0], 10, 64)
+	err := eachStatus(pid, func(name string, n int64) {
 		switch name {
 		case "VmHWM":
 			st.hwm = n << 10
@@ -53,6 +43,9 @@ func readProc(pid int) (procStatus, error) {
 		case "Threads":
 			st.threads = int(n)
 		}
+	})
+	if err != nil {
+		return procStatus{}, err
 	}
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
@@ -130,9 +123,23 @@ func maxInto(v *atomic.Int64, n int64) {
 
 // readResident is RssAnon and RssFile of /proc/PID/status, in bytes.
 func readResident(pid int) (anon, file int64, err error) {
+	err = eachStatus(pid, func(name string, n int64) {
+		switch name {
+		case "RssAnon":
+			anon = n << 10
+		case "RssFile":
+			file = n << 10
+		}
+	})
+	return anon, file, err
+}
+
+// eachStatus calls fn with each line of /proc/PID/status that starts with
+// a number: its name and that number (kB for the sizes).
+func eachStatus(pid int, fn func(name string, n int64)) error {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	for line := range strings.Lines(string(data)) {
 		name, value, _ := strings.Cut(line, ":")
@@ -141,14 +148,9 @@ func readResident(pid int) (anon, file int64, err error) {
 			continue
 		}
 		n, _ := strconv.ParseInt(fields[0], 10, 64)
-		switch name {
-		case "RssAnon":
-			anon = n << 10
-		case "RssFile":
-			file = n << 10
-		}
+		fn(name, n)
 	}
-	return anon, file, nil
+	return nil
 }
 
 // evictBinary drops the binary's pages from the page cache, so that a
