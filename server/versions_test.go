@@ -48,11 +48,11 @@ type versionsBody struct {
 
 // waitAnswered waits until session id's latest message is a finished
 // answer, and returns the latest thread.
-func waitAnswered(t *testing.T, ss *session.Store, id string) []session.Message {
+func waitAnswered(t *testing.T, ts *testServer, id string) []session.Message {
 	t.Helper()
 	var msgs []session.Message
 	waitFor(t, "the answer in "+id, func() bool {
-		doc, err := ss.Load(id)
+		doc, err := ts.sessions.Load(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,23 @@ func waitAnswered(t *testing.T, ss *session.Store, id string) []session.Message 
 		last := msgs[len(msgs)-1]
 		return last.Role == "assistant" && last.StopReason == "end_turn"
 	})
+	// The answer is saved before its turn ends (the title is made after
+	// it): until then an edit or a regenerate is refused as the tab would
+	// never send it, so wait for the session to say it is idle.
+	waitFor(t, id+" idle", func() bool { return sessionStatus(t, ts, id) == "idle" })
 	return msgs
+}
+
+// sessionStatus is the status a new event stream's snapshot gives id.
+func sessionStatus(t *testing.T, ts *testServer, id string) string {
+	t.Helper()
+	resp := ts.do("GET", "/api/sessions/"+id+"/events", nil)
+	wantStatus(t, resp, http.StatusOK)
+	defer resp.Body.Close()
+	events := make(chan sseEvent, 16)
+	go readEvents(t, resp.Body, events)
+	status, _ := data(t, nextEvent(t, events, "snapshot"))["status"].(string)
+	return status
 }
 
 func TestEditAndRegenerateMakeVersions(t *testing.T) {
@@ -135,7 +151,7 @@ func TestEditAndRegenerateMakeVersions(t *testing.T) {
 			if got.ID == id || got.URL != "/s/"+got.ID || got.Turn == "" || got.Parent != id {
 				t.Fatalf("made %+v", got)
 			}
-			tt.check(t, got, waitAnswered(t, cs.sessions, got.ID))
+			tt.check(t, got, waitAnswered(t, cs.testServer, got.ID))
 		})
 	}
 	// Nothing of the original was touched.
@@ -156,15 +172,15 @@ func TestVersionsListing(t *testing.T) {
 		resp := cs.do("POST", "/api/sessions/"+from+"/messages/"+message+"/edit", strings.NewReader(`{"text":"`+text+`"}`))
 		wantStatus(t, resp, http.StatusCreated)
 		got := decode[struct{ ID string }](t, resp)
-		waitAnswered(t, cs.sessions, got.ID)
+		waitAnswered(t, cs.testServer, got.ID)
 		return got.ID
 	}
 	first := edit(id, "q2", "second version")
 	// An edit of a version's own message is one more version of the same
 	// point, not a version of a version.
-	firstMsg := waitAnswered(t, cs.sessions, first)[2].ID
+	firstMsg := waitAnswered(t, cs.testServer, first)[2].ID
 	second := edit(first, firstMsg, "third version")
-	secondMsg := waitAnswered(t, cs.sessions, second)[2].ID
+	secondMsg := waitAnswered(t, cs.testServer, second)[2].ID
 
 	tests := []struct {
 		name, from, message string
