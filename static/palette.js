@@ -32,6 +32,12 @@ let field = null;
 let shown = []; // the items listed now, best first
 let active = 0;
 let asked = 0; // the latest filter: an older one's answer is dropped
+// listing is the latest filter's run: a query without "/" waits for the
+// sessions, and Enter pressed meanwhile acts on what that query lists,
+// not on the list it replaces (typed "title" and Enter at once ran the
+// first item of the unfiltered list).
+/** @type {Promise<void>} */
+let listing = Promise.resolve();
 /** @type {((cmd: {name: string, arg: string}, opts: {fromPalette: boolean}) => unknown) | null} */
 let run = null; // commands.js's runCommand, given at init (no import cycle)
 
@@ -195,7 +201,7 @@ export function openPalette() {
   field.value = '';
   dialog.showModal();
   field.focus();
-  filter();
+  listing = filter();
 }
 
 /** typeInto puts text in the palette's field and lists what follows it. @param {string} text */
@@ -204,7 +210,7 @@ function typeInto(text) {
   field.value = text;
   field.focus();
   field.setSelectionRange(text.length, text.length);
-  filter();
+  listing = filter();
 }
 
 // choose acts on item: opens a session, runs a command with the argument
@@ -275,9 +281,14 @@ function onKey(e) {
       else typeInto(`/${cur.dataset.command} `);
       return;
     }
-    case 'Enter':
+    case 'Enter': {
       e.preventDefault();
-      choose(shown[active]);
+      const typed = asked;
+      listing.then(() => {
+        // Only for the query Enter was pressed on, and while it is open.
+        if (typed === asked && dialog?.open) choose(shown[active]);
+      });
+    }
   }
 }
 
@@ -292,7 +303,9 @@ export function initPalette(runner, signal) {
   dialog = /** @type {HTMLDialogElement | null} */ (document.querySelector('[data-palette]'));
   field = /** @type {HTMLInputElement | null} */ (dialog?.querySelector('[data-palette-input]') || null);
   if (!dialog || !field) return;
-  field.addEventListener('input', filter);
+  field.addEventListener('input', () => {
+    listing = filter();
+  });
   field.addEventListener('keydown', onKey);
   dialog.addEventListener('click', (e) => {
     if (e.target === dialog) dialog?.close(); // the backdrop

@@ -71,6 +71,22 @@ test('the palette keeps the draft', async ({ page, myco, fake }) => {
   await expect(page.getByTestId('composer-input')).toHaveValue('half a thought about the parser');
 });
 
+// Enter acts on what the query lists: a query without "/" waits for the
+// sessions, and Enter pressed before they came ran the list it replaced.
+test('the palette waits for its list before Enter acts', async ({ page, myco, fake }) => {
+  await openNew(page, myco, fake);
+  await page.route(/\/api\/sessions$/, async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  const input = page.getByTestId('composer-input');
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette-input').fill('title');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('palette')).toBeHidden();
+  await expect(input).toHaveValue('/title ');
+});
+
 test('a steer sent mid-turn appears in the conversation where it went in', async ({ page, myco, fake }) => {
   const id = await openNew(page, myco, fake);
   await send(page, '[[tool:bash {"command":"echo round-one"}]]');
