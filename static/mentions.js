@@ -217,8 +217,10 @@ export async function attachMentions(text) {
 
 /**
  * completePath completes the @path before the caret on Tab; it reports
- * whether it handled the key.
+ * whether it handled the key, and 'file' when the @word now names one
+ * file whole (nothing more to pick).
  * @param {HTMLTextAreaElement} input
+ * @returns {Promise<boolean | 'file'>}
  */
 export async function completePath(input) {
   const before = input.value.slice(0, input.selectionStart);
@@ -236,7 +238,7 @@ export async function completePath(input) {
     input.value = input.value.slice(0, at) + common + input.value.slice(before.length);
     input.selectionStart = input.selectionEnd = at + common.length;
   }
-  return true;
+  return paths.length === 1 && common === paths[0] && !common.endsWith('/') ? 'file' : true;
 }
 
 // initMentions makes a chip's × work, for chips the page rendered too.

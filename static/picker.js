@@ -65,6 +65,13 @@ export function hidePicker() {
   input.setAttribute('aria-controls', 'command-list');
 }
 
+/** dismissPicker closes the list until more is typed, as picking a file
+ * in it does. */
+export function dismissPicker() {
+  dismissed = input.value.slice(0, input.selectionStart ?? 0);
+  hidePicker();
+}
+
 /** updatePicker opens, refreshes or closes the list for what is typed. */
 export function updatePicker() {
   const m = mention();

@@ -19,7 +19,7 @@ import { initQueued } from './queued.js';
 import { addUploaded, initImages } from './attachments.js';
 import { addUploadedFile, sentFiles } from './documents.js';
 import { attachMentions, clearChips, completePath, runOwnCommand } from './mentions.js';
-import { hidePicker, onPickerKey, updatePicker } from './picker.js';
+import { dismissPicker, hidePicker, onPickerKey, updatePicker } from './picker.js';
 import { closeCards, closePanels, hideCommands, initCommands, onListKey, parseCommand, runCommand, updateCommands } from './commands.js';
 import {
   attachments, autosize, bindComposer, clearComposer, clearSent, composer, draftKey, input, isSending, lockedText, note,
@@ -151,7 +151,12 @@ function onInputKey(e) {
   // Tab after @ completes a path (mentions.js).
   if (e.key === 'Tab' && !e.shiftKey && /(?:^|\s)@\S*$/.test(input.value.slice(0, input.selectionStart))) {
     e.preventDefault();
-    completePath(input).catch(() => {});
+    // A file completed whole closes the @ picker as picking it there does:
+    // a list that answered the shorter @word meanwhile would take the
+    // Enter meant to send ("@hel", Tab, Enter sent nothing).
+    completePath(input)
+      .then((done) => done === 'file' && dismissPicker())
+      .catch(() => {});
   }
 }
 

@@ -177,3 +177,35 @@ async function installable(page, link: string) {
   const app = await cdp.send('Page.getAppManifest');
   expect(app.errors).toEqual([]);
 }
+
+// Tab completes an @word whole while the picker's own answer is on its
+// way: the list that answer opens for the shorter word must not take the
+// Enter that sends ("@hel", Tab, Enter once sent nothing, the fresh-clone
+// run's notes.spec failure).
+test('a Tab-completed file leaves Enter to send', async ({ page, myco, fake }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'myco-at-'));
+  fs.writeFileSync(path.join(dir, 'hello.txt'), 'hello there\n');
+  myco.useModels(fake.url);
+  const id = myco.writeSession({ title: 'Attach', model: 'anthropic/fake-model', cwd: dir });
+  await myco.start();
+  await page.goto(myco.link(`/s/${id}`));
+  await expect(page.locator('body')).toHaveAttribute('data-stream', 'open');
+  // The picker's answer lands first, the completion's after it.
+  await page.route(/\/paths\?q=/, async (route) => {
+    await new Promise((r) => setTimeout(r, 300));
+    await route.continue();
+  });
+  await page.route(/\/paths\?prefix=/, async (route) => {
+    await new Promise((r) => setTimeout(r, 1200));
+    await route.continue();
+  });
+  const input = page.getByTestId('composer-input');
+  await input.fill('look at @hel');
+  await input.press('Tab');
+  await expect(page.getByTestId('path-option').first()).toBeVisible(); // the list for "hel"
+  await expect(input).toHaveValue('look at @hello.txt');
+  await expect(page.getByTestId('path-option').first()).toBeHidden();
+  await input.press('Enter');
+  await expect.poll(async () => ((await myco.doc(id)).notes || [])[0]?.delivered_in ?? '').not.toBe('');
+  await expect(input).toHaveValue('');
+});
