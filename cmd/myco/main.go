@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 )
 
@@ -19,8 +18,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "myco: warning: %v\n", err)
 	}
 	// The process's memory, like its secrets: main's, not run's.
-	if limit, ok := memoryLimit(os.Getenv); ok {
-		debug.SetMemoryLimit(limit)
+	if managesMemoryLimit(os.Getenv) {
+		keepMemoryLimit() // for the life of the process
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)

@@ -1,30 +1,80 @@
 package main
 
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
+)
+
 // defaultMemoryLimit is the soft limit myco gives the Go runtime when
-// GOMEMLIMIT does not set one. Without it the heap may grow to twice what
-// is live before the collector runs (GOGC=100), and a burst of work (20
-// turns streaming at once) leaves the process holding that headroom; the
-// kernel counts it in the resident set as long as it is mapped. With the
-// limit the collector runs sooner once the runtime's memory nears 32 MiB,
-// which a desktop app idling beside a browser should not exceed.
+// GOMEMLIMIT does not set one, while the live heap is small. Without it
+// the heap may grow to twice what is live before the collector runs
+// (GOGC=100), and a burst of work (20 turns streaming at once) leaves the
+// process holding that headroom; the kernel counts it in the resident set
+// as long as it is mapped. With the limit the collector runs sooner once
+// the runtime's memory nears 32 MiB, which a desktop app idling beside a
+// browser should not exceed.
 //
 // In issue 21's load run (docs/PERFORMANCE.md, "the peak in two parts")
 // the peak was ~93 MB without a limit, 64 MB with 40 MiB and 57 MB with
 // 32 MiB, once the live heap of 10,000 listed sessions came down to
 // 13-16 MB. 32 MiB costs the 20 concurrent turns of that run ~15% more
 // CPU (500 words each, the fake model streaming with no delay); a turn
-// alone costs the same. Below ~28 MiB the collector runs all the time.
-//
-// It is soft: a session whose live heap needs more gets more, and the
-// runtime caps the collector at about half the CPU then, rather than
-// failing. Its price is more collections once the heap is near the limit.
+// alone costs the same.
 const defaultMemoryLimit = 32 << 20
 
-// memoryLimit is the soft limit to set, and whether to set one: none when
+// managesMemoryLimit says whether myco sets the soft limit: not when
 // GOMEMLIMIT is set, which the runtime has read already (even "off").
-func memoryLimit(getenv func(string) string) (int64, bool) {
-	if getenv("GOMEMLIMIT") != "" {
-		return 0, false
+func managesMemoryLimit(getenv func(string) string) bool {
+	return getenv("GOMEMLIMIT") == ""
+}
+
+// limitFor is the soft limit for a live heap of live bytes: the default,
+// or half as much again as is live and 8 MiB more, whichever is larger.
+// A fixed limit under what a large session needs made the collector run
+// without pause: with a 50 MB session open, every turn of the process
+// took 2-3 times as long (BenchmarkTurnOverhead under GOMEMLIMIT, in
+// docs/PERFORMANCE.md).
+func limitFor(live uint64) int64 {
+	return max(defaultMemoryLimit, int64(live+live/2)+8<<20)
+}
+
+// keepMemoryLimit sets the soft limit and moves it with the live heap,
+// after every collection, until stop (main never stops it).
+func keepMemoryLimit() (stop func()) {
+	debug.SetMemoryLimit(defaultMemoryLimit)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var current int64 = defaultMemoryLimit
+	return afterEachGC(func() {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if want := limitFor(sample[0].Value.Uint64()); want != current {
+			current = want
+			debug.SetMemoryLimit(want)
+		}
+	})
+}
+
+// afterEachGC calls fn on the runtime's finalizer goroutine after every
+// garbage collection until stop: a sentinel that nothing refers to is
+// found by each cycle, and its finalizer arms the next one. Nothing runs
+// while the process allocates nothing, where a ticker would wake it.
+func afterEachGC(fn func()) (stop func()) {
+	type sentinel struct{ _ [32]byte } // not a tiny allocation, whose finalizer may never run
+	var stopped atomic.Bool
+	var arm func()
+	arm = func() {
+		runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+			if stopped.Load() {
+				return
+			}
+			fn()
+			arm()
+		})
 	}
-	return defaultMemoryLimit, true
+	arm()
+	return func() { stopped.Store(true) }
 }

@@ -1,29 +1,70 @@
 package main
 
-import "testing"
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
 
-func TestMemoryLimit(t *testing.T) {
+func TestManagesMemoryLimit(t *testing.T) {
+	for env, want := range map[string]bool{"": true, "200MiB": false, "off": false} {
+		got := managesMemoryLimit(func(name string) string {
+			if name == "GOMEMLIMIT" {
+				return env
+			}
+			return ""
+		})
+		if got != want {
+			t.Errorf("with GOMEMLIMIT=%q: manages %v, want %v", env, got, want)
+		}
+	}
+}
+
+func TestLimitFor(t *testing.T) {
 	tests := []struct {
-		name      string
-		env       string
-		wantLimit int64
-		wantSet   bool
+		live uint64
+		want int64
 	}{
-		{"unset: myco's default", "", defaultMemoryLimit, true},
-		{"a limit of the person's", "200MiB", 0, false},
-		{"off", "off", 0, false},
+		{0, defaultMemoryLimit},
+		{16 << 20, defaultMemoryLimit}, // the load run's 10,000 sessions: the default binds
+		{20 << 20, 38 << 20},
+		{100 << 20, 158 << 20}, // a large session: never under what it needs
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			limit, set := memoryLimit(func(name string) string {
-				if name == "GOMEMLIMIT" {
-					return tt.env
-				}
-				return ""
-			})
-			if set != tt.wantSet || (set && limit != tt.wantLimit) {
-				t.Errorf("memoryLimit with GOMEMLIMIT=%q = %d, %v; want %d, %v", tt.env, limit, set, tt.wantLimit, tt.wantSet)
-			}
-		})
+		if got := limitFor(tt.live); got != tt.want {
+			t.Errorf("limitFor(%d MiB) = %d MiB, want %d MiB", tt.live>>20, got>>20, tt.want>>20)
+		}
 	}
+}
+
+// TestKeepMemoryLimit: with 100 MiB live, the limit follows the heap up
+// after a collection, and back down once it is let go.
+func TestKeepMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	stop := keepMemoryLimit()
+	defer func() {
+		stop()
+		debug.SetMemoryLimit(before)
+	}()
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	waitLimit := func(what string, ok func(int64) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok(limit()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the limit stayed %d MiB", what, limit()>>20)
+			}
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	live := make([][]byte, 100)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	waitLimit("100 MiB live", func(l int64) bool { return l >= 150<<20 })
+	runtime.KeepAlive(live)
+	live = nil
+	waitLimit("let go", func(l int64) bool { return l < 64<<20 })
 }
