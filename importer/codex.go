@@ -68,8 +68,8 @@ func (codex) find(path string) ([]Candidate, error) {
 	}
 	// Codex's sessions folder (the default path) brings the archived
 	// ones beside it, which land in myco's archived sessions.
-	if filepath.Base(filepath.Clean(path)) == "sessions" {
-		archived := filepath.Join(filepath.Dir(filepath.Clean(path)), cxArchived)
+	if clean := filepath.Clean(path); filepath.Base(clean) == "sessions" {
+		archived := filepath.Join(filepath.Dir(clean), cxArchived)
 		if info, err := os.Stat(archived); err == nil && info.IsDir() {
 			more, err := walk(archived, isRollout)
 			if err != nil {
