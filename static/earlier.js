@@ -33,7 +33,12 @@ export async function loadEarlier(el) {
   // new messages push it down.
   if (anchor) window.scrollBy(0, anchor.getBoundingClientRect().top - before);
   if (hadFocus) nextButton?.focus({ preventScroll: true });
+  // However these came (a click, a key, a scroll), the next button is the
+  // one to watch now (loadEarlierOnScroll).
+  document.dispatchEvent(new Event(earlierLoaded));
 }
+
+const earlierLoaded = 'myco:earlier-loaded';
 
 async function openThread(details) {
   const box = details.querySelector('[data-messages]');
@@ -63,15 +68,20 @@ export function loadEarlierOnScroll(signal) {
       for (const e of entries) {
         if (!e.isIntersecting) continue;
         near.unobserve(e.target);
-        loadEarlier(e.target).then(watch);
+        loadEarlier(e.target);
       }
     },
     { rootMargin: '50% 0px 0px 0px' },
   );
+  // One button at a time: the one on the page now. A button replaced by a
+  // click is dropped here, and its successor watched, so that scrolling
+  // still reads on after the button was used.
   const watch = () => {
+    near.disconnect();
     const b = document.querySelector('#messages [data-action="load-earlier"]');
     if (b && !signal.aborted) near.observe(b);
   };
+  document.addEventListener(earlierLoaded, watch, { signal });
   signal.addEventListener('abort', () => near.disconnect());
   watch();
 }

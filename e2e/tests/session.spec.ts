@@ -122,8 +122,18 @@ test('a long session opens on its latest messages and loads earlier ones on dema
   await expect(latest.getByText('message number 0', { exact: true })).toHaveCount(0);
   const before = await latest.getByTestId('message').count();
   expect(before).toBeLessThan(250);
-  await latest.getByTestId('load-earlier').first().click();
+  // The button, without scrolling to it: scrolling up loads earlier
+  // messages by itself (earlier.js), and would replace the button under a
+  // pointer click.
+  await latest.getByTestId('load-earlier').first().dispatchEvent('click');
   await expect.poll(() => latest.getByTestId('message').count()).toBeGreaterThan(before);
+  // Scrolling up reads on without a click, back to the first message.
+  await expect(async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await expect(latest.getByText('message number 0', { exact: true })).toHaveCount(1, { timeout: 1000 });
+  }).toPass();
+  await expect(latest.getByTestId('load-earlier')).toHaveCount(0);
+  await expect(latest.getByTestId('message')).toHaveCount(250);
 
   await expect(page.getByTestId('thread-boundary')).toContainText(/compacted here/i);
   const earlier = page.getByTestId('earlier-thread');
