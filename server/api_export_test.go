@@ -20,6 +20,7 @@ import (
 const exportKey = "sk-ant-api03-Xq9vTz3LmN8pQ2rS5tU7wY0aB4cD6eF8gH1iJ3kL5mN7oP9q"
 
 func TestExportFormats(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	writeMarkdownDoc(t, ts)
 	tests := []struct {
@@ -48,6 +49,7 @@ func TestExportFormats(t *testing.T) {
 }
 
 func TestExportRefused(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	writeMarkdownDoc(t, ts)
 	tests := []struct {
@@ -78,6 +80,7 @@ func TestExportRefused(t *testing.T) {
 // TestExportArchivedAndHeldElsewhere: a session archived, or open in
 // another process, is exported from its file.
 func TestExportArchivedAndHeldElsewhere(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	held := ts.create("held elsewhere")
 	archived := ts.create("archived")
@@ -105,6 +108,7 @@ func TestExportArchivedAndHeldElsewhere(t *testing.T) {
 // key (its turn needs it); the export, from that document, holds the
 // marker, in every format, the answer the model just gave included.
 func TestExportLiveSessionRedacted(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.Start(t)
 	settings := profiles.DefaultSettings()
 	settings.DefaultModel = "anthropic/fake-model"

@@ -25,6 +25,7 @@ func testPDF(t *testing.T) []byte {
 // TestFilesAPI: upload raw and multipart, the same bytes stored once, the
 // limits and the refusals, and how a file is served.
 func TestFilesAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	pdf := testPDF(t)
 	resp := ts.do("POST", "/api/files?name=report.pdf", bytes.NewReader(pdf), "Content-Type", "application/octet-stream")
@@ -114,6 +115,7 @@ func TestFilesAPI(t *testing.T) {
 // references in the document and sends both; a missing one is refused
 // with its name and nothing is sent.
 func TestFilesReachTheModel(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("documents")
 	st := cs.stream(t, s.ID)
@@ -172,6 +174,7 @@ func TestFilesReachTheModel(t *testing.T) {
 // TestQueuedFilesComeBackOnStop: a message queued with a file keeps it,
 // and Stop gives it back with its name, for the composer to put back.
 func TestQueuedFilesComeBackOnStop(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("queued files")
 	st := cs.stream(t, s.ID)

@@ -51,6 +51,7 @@ func goalTurns(t *testing.T, ss *session.Store, id string) []string {
 // starts with the goal's message, the model sees the goal and the count,
 // and goal_status is offered while it runs.
 func TestGoalRunsToDone(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			cs := newChatServer(t, provider)
@@ -101,6 +102,7 @@ func TestGoalRunsToDone(t *testing.T) {
 
 // A goal that is never done stops at its turn limit.
 func TestGoalStopsAtItsTurnLimit(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("limit")
 	st := cs.stream(t, s.ID)
@@ -123,6 +125,7 @@ func TestGoalStopsAtItsTurnLimit(t *testing.T) {
 // turn in progress), no goal turn follows it, and /goal (PATCH running)
 // resumes the goal where its count stood. DELETE stops it.
 func TestGoalPausedByTheMessageAndResumed(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("pause")
 	st := cs.stream(t, s.ID)
@@ -170,6 +173,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // negative number. The slash command sends --turns as typed, so /goal
 // --turns 0 is this request. No number at all is the default.
 func TestGoalTurnsOutOfRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       int

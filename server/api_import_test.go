@@ -55,6 +55,7 @@ func (ts *testServer) importVia(t *testing.T, tool string, paths ...string) impo
 // with both providers: the fake model refuses a request whose tool calls
 // and results do not pair, or whose roles do not alternate.
 func TestImportAPI(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) { testImportAPI(t, provider) })
 	}
@@ -127,6 +128,7 @@ func testImportAPI(t *testing.T, provider string) {
 }
 
 func TestImportAPIBadInput(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, body := range []string{
 		`{"tool":"vim"}`,
@@ -147,6 +149,7 @@ func TestImportAPIBadInput(t *testing.T) {
 // of a running server (another Store over the same folder) show in its
 // listing.
 func TestImportFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	other, err := session.Open(filepath.Join(ts.dir, "session"), session.Options{})
 	if err != nil {

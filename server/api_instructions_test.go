@@ -12,6 +12,7 @@ import (
 // POST …/instructions/reload reads the files again and answers what was
 // read, as the document records it; an archived session is refused.
 func TestReloadInstructions(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, t.TempDir(), nil)
 	agents := filepath.Join(ts.dir, "AGENTS.md")
 	if err := os.WriteFile(agents, []byte("first words"), 0o644); err != nil {

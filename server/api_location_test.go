@@ -14,6 +14,7 @@ import (
 // the archive's file once archived, 404 for an unknown session and 400
 // for something that cannot be an ID.
 func TestSessionLocation(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	type location struct {
 		ID       string `json:"id"`

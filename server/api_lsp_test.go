@@ -15,6 +15,7 @@ import (
 // folder has files of their languages, their states, and the known ones
 // not found; the HTML is the /lsp panel.
 func TestListLSP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644); err != nil {
 		t.Fatal(err)

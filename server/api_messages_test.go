@@ -51,6 +51,7 @@ func writeMarkdownDoc(t *testing.T, ts *testServer) {
 // stored: its text blocks joined, nothing rendered, images and tool calls
 // left out.
 func TestMessageMarkdown(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	writeMarkdownDoc(t, ts)
 	tests := []struct {
@@ -80,6 +81,7 @@ func TestMessageMarkdown(t *testing.T) {
 // the token, under a foreign Host, from another site; and what a missing
 // message or session answers.
 func TestMessageMarkdownRefused(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	writeMarkdownDoc(t, ts)
 	path := "/api/sessions/" + markdownID + "/messages/a1/markdown"

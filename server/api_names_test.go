@@ -13,6 +13,7 @@ import (
 // changing its last activity; GET /api/resolve finds a session by name,
 // ID start or @last; a name that could be an ID start is refused.
 func TestSessionNames(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	resp := cs.do("POST", "/api/sessions", strings.NewReader(`{"name":"explore"}`))
 	wantStatus(t, resp, http.StatusCreated)

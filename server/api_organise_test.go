@@ -15,6 +15,7 @@ import (
 // or refused with the reason and nothing kept, an archived session
 // refused, and a mark that leaves the session's time alone.
 func TestPatchPinnedAndTags(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	long := strings.Repeat("x", session.TagMax+1)
 	tests := []struct {
@@ -75,6 +76,7 @@ func TestPatchPinnedAndTags(t *testing.T) {
 // first, and ?tag= keeping the sessions that carry the tag (ignoring
 // case), alone or with ?q=; the home page's rows filter the same way.
 func TestListPinnedFirstAndByTag(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	oldest := ts.create("oldest").ID
 	middle := ts.create("middle").ID

@@ -51,6 +51,7 @@ const newerDoc = `{
 // document as stored, members it does not know included, at every level;
 // only the bytes of legacy inline images are left out.
 func TestGetSessionAsStored(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	const id = "0193c7b2-0000-7000-8000-0000000000aa"
 	if err := os.WriteFile(filepath.Join(ts.dir, "session", id+".json"), []byte(newerDoc), 0o600); err != nil {
@@ -102,6 +103,7 @@ func findKey(v any, key, path string) (string, bool) {
 // TestPatchTitleRule checks that PATCH renames by the one title rule
 // (session.SetTitle), as the CLI and the agent do.
 func TestPatchTitleRule(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	long := strings.Repeat("é", session.TitleMax+10)
 	tests := []struct {

@@ -65,6 +65,7 @@ func has(ids []string, id string) bool {
 // answer nobody looked at is done since they last looked, until a tab
 // shows it.
 func TestBoardShowsWhatNeedsThePerson(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	asking := cs.create("asking")
 	busy := cs.create("busy")

@@ -15,6 +15,7 @@ import (
 // /usage shows what is left of the session's budget and of today's, and
 // GET …/budget serves the same figures as JSON.
 func TestUsageShowsTheBudgetLeft(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(st *profiles.Settings) {
 		st.Models["anthropic/fake-model"] = profiles.Model{Price: &profiles.Price{Input: 3, Output: 15}}
 		st.Budgets.SessionCostUSD = 2
@@ -59,6 +60,7 @@ func TestUsageShowsTheBudgetLeft(t *testing.T) {
 // values in force change at once, and fields left as they were are not
 // written.
 func TestSettingsPageSetsBudgets(t *testing.T) {
+	t.Parallel()
 	ts, ls, path := newSettingsServer(t, `{}`)
 	form := url.Values{
 		"max_model_calls_per_turn": {"50"}, "budgets.session_cost_usd": {"2.5"}, "budgets.session_tokens": {"0"},

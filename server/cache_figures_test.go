@@ -55,6 +55,7 @@ func answersAfter(t *testing.T, ss *session.Store, id string, skip int) (out []s
 // first call after a restart, and a fork's first call. After the first
 // call, more than 95% of the input must come from the cache.
 func TestCacheFigures(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs long sessions for their cache figures")
 	}

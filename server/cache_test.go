@@ -149,6 +149,7 @@ func (c *cacheSession) fork(text string) string {
 // fork, so the provider's prompt cache reads all of it and the session
 // pays full price only for what is new.
 func TestRequestsStayByteStable(t *testing.T) {
+	t.Parallel()
 	// OpenAI's explicit breakpoints sit on every user message and tool
 	// result, so they too must never move.
 	breakpoints := func(s *profiles.Settings) {

@@ -150,6 +150,7 @@ func textOf(m session.Message) string {
 }
 
 func TestChatStreamsAndSaves(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			cs := newChatServer(t, provider)
@@ -214,6 +215,7 @@ func TestChatStreamsAndSaves(t *testing.T) {
 }
 
 func TestToolApprovalRunsDenyIsTold(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("tools")
 	st := cs.stream(t, s.ID)
@@ -241,6 +243,7 @@ func TestToolApprovalRunsDenyIsTold(t *testing.T) {
 }
 
 func TestApprovalForSessionAndSettingsAllow(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
 	s := cs.create("allowed")
 	st := cs.stream(t, s.ID)
@@ -257,6 +260,7 @@ func TestApprovalForSessionAndSettingsAllow(t *testing.T) {
 }
 
 func TestShellKeepsCwdBetweenCommands(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
 	s := cs.create("cwd")
 	st := cs.stream(t, s.ID)
@@ -273,6 +277,7 @@ func TestShellKeepsCwdBetweenCommands(t *testing.T) {
 }
 
 func TestStopKeepsPartialInterrupted(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("stop")
 	st := cs.stream(t, s.ID)
@@ -292,6 +297,7 @@ func TestStopKeepsPartialInterrupted(t *testing.T) {
 }
 
 func TestStopKillsRunningCommand(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
 	s := cs.create("kill")
 	st := cs.stream(t, s.ID)
@@ -317,6 +323,7 @@ func TestStopKillsRunningCommand(t *testing.T) {
 }
 
 func TestTransientErrorsRetriedThenFinalFailureSaysWhy(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("retry")
 	st := cs.stream(t, s.ID)
@@ -355,6 +362,7 @@ func TestTransientErrorsRetriedThenFinalFailureSaysWhy(t *testing.T) {
 }
 
 func TestReconnectMidTurnGetsPartial(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("reconnect")
 	st := cs.stream(t, s.ID)
@@ -386,6 +394,7 @@ func TestReconnectMidTurnGetsPartial(t *testing.T) {
 }
 
 func TestQueueWhileTurnRuns(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("queue")
 	st := cs.stream(t, s.ID)
@@ -413,6 +422,7 @@ func TestQueueWhileTurnRuns(t *testing.T) {
 }
 
 func TestImageReachesModelAndMissingBlobFailsFirst(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("image")
 	st := cs.stream(t, s.ID)
@@ -440,6 +450,7 @@ func TestImageReachesModelAndMissingBlobFailsFirst(t *testing.T) {
 }
 
 func TestLiveSessionHoldsTheLock(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("held")
 	cs.stream(t, s.ID)
@@ -453,6 +464,7 @@ func TestLiveSessionHoldsTheLock(t *testing.T) {
 }
 
 func TestNoProviderSaysHowToConfigure(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("none")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
@@ -476,6 +488,7 @@ var _ = io.EOF
 // loop: transient ones are retried (each retry shown) until they pass, the
 // rest end the turn with an error that says what failed.
 func TestTurnFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		directive string
@@ -523,6 +536,7 @@ func TestTurnFaults(t *testing.T) {
 // A turn goes on in the server when its only tab goes away, and a tab
 // opened later finds it finished.
 func TestTurnGoesOnWithoutItsTab(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("tabless")
 	req, _ := http.NewRequest("GET", cs.url+"/api/sessions/"+s.ID+"/events", nil)
@@ -553,6 +567,7 @@ func TestTurnGoesOnWithoutItsTab(t *testing.T) {
 // A running command's output reaches the tabs as it is printed, before the
 // command ends (tool.output), and the outcome still has all of it.
 func TestCommandOutputStreamsBeforeItEnds(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
 	s := cs.create("live output")
 	st := cs.stream(t, s.ID)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCacheLifeAndRoughDuration(t *testing.T) {
+	t.Parallel()
 	st := profiles.DefaultSettings()
 	if got := cacheLife(st, "anthropic/claude-sonnet-4-5"); got != time.Hour {
 		t.Errorf("anthropic with cache_ttl 1h: %v", got)

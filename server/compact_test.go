@@ -43,6 +43,7 @@ func threadJSON(t *testing.T, ss *session.Store, id string, i int) string {
 }
 
 func TestAutoCompactionMidLoopThenContinues(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("loop")
 	st := cs.stream(t, s.ID)
@@ -119,6 +120,7 @@ func nothingRuns(t *testing.T, cs *chatServer, st *stream, id string, requests i
 }
 
 func TestAutoCompactionAfterAnswerOncePerSubmissionPredecessorUnchanged(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("answer")
 	st := cs.stream(t, s.ID)
@@ -190,6 +192,7 @@ func TestAutoCompactionAfterAnswerOncePerSubmissionPredecessorUnchanged(t *testi
 }
 
 func TestFailedCompactionTurnsAutoOffUntilManualSuccess(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("fail")
 	st := cs.stream(t, s.ID)
@@ -234,6 +237,7 @@ func TestFailedCompactionTurnsAutoOffUntilManualSuccess(t *testing.T) {
 // One transient failure of the summary call is retried like any model
 // call: automatic compaction succeeds and stays on.
 func TestCompactionSummaryIsRetried(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("retried")
 	st := cs.stream(t, s.ID)
@@ -254,6 +258,7 @@ func TestCompactionSummaryIsRetried(t *testing.T) {
 }
 
 func TestIneffectiveCompactionTurnsAutoOff(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(500))
 	s := cs.create("ineffective")
 	st := cs.stream(t, s.ID)
@@ -284,6 +289,7 @@ func TestIneffectiveCompactionTurnsAutoOff(t *testing.T) {
 }
 
 func TestZeroThresholdIsOffAndReopenWaits(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(0))
 	s := cs.create("zero")
 	st := cs.stream(t, s.ID)
@@ -294,6 +300,7 @@ func TestZeroThresholdIsOffAndReopenWaits(t *testing.T) {
 }
 
 func TestCompactionNeverReadsImageBytes(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("images")
 	st := cs.stream(t, s.ID)
@@ -329,6 +336,7 @@ func TestCompactionNeverReadsImageBytes(t *testing.T) {
 }
 
 func TestReopenWaitsAndResetsAutoCompaction(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("reopen")
 	st := cs.stream(t, s.ID)
@@ -350,6 +358,7 @@ func TestReopenWaitsAndResetsAutoCompaction(t *testing.T) {
 }
 
 func TestShellCwdSurvivesCompaction(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("cwd")
 	st := cs.stream(t, s.ID)
@@ -372,6 +381,7 @@ func TestShellCwdSurvivesCompaction(t *testing.T) {
 // summary request's instructions (the fake echoes its <keep> tag); the
 // button's compaction, with no body, asks nothing more.
 func TestCompactFocusReachesTheSummary(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("focus")
 	st := cs.stream(t, s.ID)
@@ -395,6 +405,7 @@ func TestCompactFocusReachesTheSummary(t *testing.T) {
 // conversation, the session compacts before the next turn's first call
 // (saying why), instead of sending a request the provider would refuse.
 func TestSmallerModelCompactsFirst(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) {
 		s.Models = map[string]profiles.Model{
 			"anthropic/fake-model":  {ContextWindow: 200000},

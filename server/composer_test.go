@@ -17,6 +17,7 @@ import (
 // folder by a fuzzy query, leaving out dependencies, hidden files and
 // links that lead out of the folder; a query too long is refused.
 func TestPickPaths(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	dir := t.TempDir()
 	for _, f := range []string{"src/app/runtime.ts", "README.md", "node_modules/x/runtime.ts", ".git/runtime"} {
@@ -67,6 +68,7 @@ func TestPickPaths(t *testing.T) {
 // TestCreateInPlanMode: POST /api/sessions {mode: plan} starts the
 // session in plan mode; build or none does not; anything else is 400.
 func TestCreateInPlanMode(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	tests := []struct {
 		name, body string
@@ -103,6 +105,7 @@ func TestCreateInPlanMode(t *testing.T) {
 // name nothing secret; nothing else under /icons/ is public, and the rest
 // of the server still wants the token.
 func TestManifest(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	get := func(path string) *http.Response {
 		t.Helper()

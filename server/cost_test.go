@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokensOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ttl  string // settings' cache_ttl
@@ -63,6 +64,7 @@ func TestTokensOf(t *testing.T) {
 // The pages price an answer at the settings' prices as they are now; one
 // that names no model at the default model.
 func TestPagePrice(t *testing.T) {
+	t.Parallel()
 	settings := profiles.DefaultSettings()
 	price := profiles.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6}
 	settings.Models = map[string]profiles.Model{"anthropic/priced": {Price: &price}}

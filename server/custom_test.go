@@ -50,6 +50,7 @@ func turnEnd(t *testing.T, st *stream) []sseEvent {
 // message: the model's request holds the expansion, the document the
 // command as typed beside it, and the page shows the command.
 func TestCustomCommandExpandedAndSent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".myco/commands/review.md": "---\ndescription: Review a file\nargument-hint: [file] [focus]\n---\nReview $1 for $2.\nAll of it: $ARGUMENTS\n",
@@ -88,7 +89,7 @@ func TestCustomCommandExpandedAndSent(t *testing.T) {
 
 	// An unknown command, and one while a turn runs, are refused.
 	wantStatus(t, cs.runCommand(id, "nothing-here", ""), http.StatusNotFound)
-	wantStatus(t, cs.send(id, "[[delay:200ms]] [[text:20]]"), http.StatusAccepted)
+	wantStatus(t, cs.send(id, "[[delay:200ms]] [[text:3]]"), http.StatusAccepted)
 	wantStatus(t, cs.runCommand(id, "review", "x"), http.StatusConflict)
 	turnEnd(t, st)
 }
@@ -113,6 +114,7 @@ func lastHuman(t *testing.T, ss *session.Store, id string) session.Message {
 // A command's model runs its turn only; its allowed-tools run without
 // asking in its turn only.
 func TestCustomCommandModelAndAllowedTools(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".myco/commands/fast.md":  "---\nmodel: anthropic/fake-fast\n---\nAnswer quickly: $ARGUMENTS",
@@ -178,6 +180,7 @@ func TestCustomCommandModelAndAllowedTools(t *testing.T) {
 // a built-in's name moves aside, a damaged file is reported, and a
 // command of the same name farther away is shadowed.
 func TestCustomCommandsListed(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "app")
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
@@ -229,6 +232,7 @@ func TestCustomCommandsListed(t *testing.T) {
 // holds its name and description only; the skill tool's result holds its
 // body and files.
 func TestSkillLoadedOnlyWhenUsed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".myco/skills/deploy/SKILL.md":   "---\nname: deploy\ndescription: Deploy the app to staging\n---\nSecret steps: run BODY-MARKER-7 first.\n",
@@ -279,6 +283,7 @@ func TestSkillLoadedOnlyWhenUsed(t *testing.T) {
 // not change the next request's tools (the cached prefix holds) until
 // /init reload.
 func TestSkillsKeepTheRequestByteStable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".myco/skills/alpha/SKILL.md": "---\ndescription: First description\n---\nbody",

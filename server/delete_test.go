@@ -20,6 +20,7 @@ import (
 // session that is not archived is refused before anything changes: its
 // turn goes on.
 func TestDeleteWhileTurnRuns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		archive bool
@@ -119,6 +120,7 @@ func wantGone(t *testing.T, ts *testServer, id string) {
 // archive finishes (its files move) in the background: whichever goes
 // first, the delete succeeds and nothing is left, not even a lock file.
 func TestRaceDeleteAsArchiveFinishes(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, time.Millisecond)
 	for i := range raceRuns() {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

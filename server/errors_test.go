@@ -20,6 +20,7 @@ import (
 // request that lost a race with the session (closed, its thread replaced,
 // its writer let go) is a 409 that says why, never a 500.
 func TestStatusOf(t *testing.T) {
+	t.Parallel()
 	wrapped := func(err error) error { return fmt.Errorf("send message: %w", err) }
 	internal := apiError{Error: "internal error (details in the server log)"}
 	tests := []struct {
@@ -86,6 +87,7 @@ func TestStatusOf(t *testing.T) {
 // TestEveryKindHasAStatus keeps the table whole: a kind added to errkind
 // without a status would answer 500 and hide its message.
 func TestEveryKindHasAStatus(t *testing.T) {
+	t.Parallel()
 	for k := errkind.Internal + 1; k <= errkind.Upstream; k++ {
 		if _, ok := statuses[k]; !ok {
 			t.Errorf("kind %v has no status in statuses", k)

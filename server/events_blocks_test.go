@@ -15,6 +15,7 @@ import (
 // the later deltas and blocks: together, every block once and the text
 // once.
 func TestSnapshotCarriesRenderedBlocks(t *testing.T) {
+	t.Parallel()
 	h := newHub(func(string) (event.Snapshot, error) { return event.Snapshot{}, nil }, slog.New(slog.DiscardHandler))
 	defer h.close()
 	p := h.stream("s")

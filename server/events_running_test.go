@@ -18,6 +18,7 @@ func exitCode(n int) *int { return &n }
 // !command running then with the output it printed so far; one that
 // ended is not there.
 func TestSnapshotCarriesRunningOutput(t *testing.T) {
+	t.Parallel()
 	start := event.ToolStart{Message: "a1", ToolUseID: "t1", Tool: "bash", HTML: `<div data-testid="tool-call"></div>`}
 	tests := []struct {
 		name   string
@@ -69,6 +70,7 @@ func TestSnapshotCarriesRunningOutput(t *testing.T) {
 // The snapshot's output and the events after it join exactly: nothing
 // twice, nothing missing; and a call carries its tool.start's card.
 func TestRunningOutputJoinsTheEventsAfter(t *testing.T) {
+	t.Parallel()
 	p := newTestPublisher()
 	p.enqueue(event.ToolStart{Message: "a1", ToolUseID: "t1", Tool: "bash", HTML: "<card>"})
 	for _, l := range []string{"1", "2", "3"} {
@@ -98,6 +100,7 @@ func TestRunningOutputJoinsTheEventsAfter(t *testing.T) {
 // A command printing more than the tail keeps only the tail, cut at a
 // character, however it arrived.
 func TestRunningOutputKeepsTheTail(t *testing.T) {
+	t.Parallel()
 	p := newTestPublisher()
 	p.enqueue(event.ToolStart{ToolUseID: "t1"})
 	var all strings.Builder

@@ -20,6 +20,7 @@ import (
 // Deltas that pile up while a publisher is busy go out as one event, in
 // order; other events keep their place.
 func TestPublisherMergesPiledUpDeltas(t *testing.T) {
+	t.Parallel()
 	p := &publisher{wake: make(chan struct{}, 1), subs: map[*subscriber]struct{}{}} // not running: everything piles up
 	for _, ev := range []event.Event{
 		event.TextDelta{Message: "a", Text: "Hel"},
@@ -54,6 +55,7 @@ func TestPublisherMergesPiledUpDeltas(t *testing.T) {
 // event with the later id, encoded afresh (*); anything else keeps its
 // place, its id and its encoding.
 func TestMergeFoldsConsecutiveDeltasOfOneMessage(t *testing.T) {
+	t.Parallel()
 	d := func(id int64, msg, text string) frame {
 		return frame{id: id, ev: event.TextDelta{Message: msg, Text: text}, data: []byte("x")}
 	}
@@ -95,12 +97,15 @@ func TestMergeFoldsConsecutiveDeltasOfOneMessage(t *testing.T) {
 // snapshot and then exactly the rest: no delta is lost, none is applied
 // twice, whenever it connects.
 func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
+	t.Parallel()
 	h := newHub(func(string) (event.Snapshot, error) { return event.Snapshot{}, nil }, slog.New(slog.DiscardHandler))
 	defer h.close()
-	const n = 3000
+	// What follows the subscription (two thirds of n, and the end) fits
+	// in its buffer: a reader slowed by a busy machine is never dropped.
+	const n = 1500
 	p := h.stream("s")
 	h.Publish("s", event.MessageStart{Message: "m"})
-	connected := make(chan struct{})
+	connected, subscribed := make(chan struct{}), make(chan struct{})
 	go func() {
 		for i := range n {
 			if i == n/3 {
@@ -108,17 +113,26 @@ func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
 			}
 			h.Publish("s", event.TextDelta{Message: "m", Text: strconv.Itoa(i) + " "})
 		}
+		// The end, once subscribed: a subscriber that comes after it has
+		// the whole message in the document, and nothing to wait for.
+		<-subscribed
 		h.Publish("s", event.MessageEnd{Message: "m"})
 	}()
 	<-connected
 	sub, seq, partial := p.subscribe()
+	close(subscribed)
 	defer p.unsubscribe(sub)
 	text := ""
 	if partial != nil {
 		text = partial.Text
 	}
 	for done := false; !done; {
-		f := <-sub.frames
+		var f frame
+		select {
+		case f = <-sub.frames:
+		case <-sub.gone:
+			t.Fatal("the subscriber was dropped")
+		}
 		if f.id <= seq {
 			t.Fatalf("frame %d not after the snapshot's %d", f.id, seq)
 		}
@@ -150,6 +164,7 @@ func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
 // stream goes and its connection closes, while the other tab of the
 // session gets every delta, in order, up to turn.end.
 func TestTabThatStopsReadingIsDroppedOthersGetEverything(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("streams until a tab falls a whole buffer behind")
 	}

@@ -12,6 +12,7 @@ import (
 // own kind and message only, in the publisher's queue and in a pump that
 // fell behind.
 func TestThinkingDeltasMerge(t *testing.T) {
+	t.Parallel()
 	p := &publisher{wake: make(chan struct{}, 1), subs: map[*subscriber]struct{}{}} // not running: everything piles up
 	in := []event.Event{
 		event.ThinkingDelta{Message: "a", Text: "Let me "},
@@ -57,6 +58,7 @@ func TestThinkingDeltasMerge(t *testing.T) {
 // A tab that connects mid-thought gets the thinking so far in its
 // snapshot's partial, and only what follows as events.
 func TestSnapshotCarriesStreamingThinking(t *testing.T) {
+	t.Parallel()
 	p := &publisher{wake: make(chan struct{}, 1), subs: map[*subscriber]struct{}{}}
 	p.enqueue(event.MessageStart{Message: "m", Role: "assistant"})
 	p.enqueue(event.ThinkingDelta{Message: "m", Text: "First, "})

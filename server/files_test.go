@@ -14,6 +14,7 @@ import (
 // model calls them, through the real SDK clients, with the settings the
 // server was given: edits allowed, ~/.ssh denied.
 func TestFileToolsThroughTheProviders(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			cs := newChatServer(t, provider, func(s *profiles.Settings) {

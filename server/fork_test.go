@@ -33,6 +33,7 @@ func seedTurns(t *testing.T, ts *testServer, n int) string {
 }
 
 func TestForkAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	id := seedTurns(t, ts, 3)
 	tests := []struct {
@@ -86,6 +87,7 @@ func TestForkAPI(t *testing.T) {
 }
 
 func TestDeleteAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	id := seedTurns(t, ts, 1)
 	resp := ts.do("DELETE", "/api/sessions/"+id, nil)
@@ -103,6 +105,7 @@ func TestDeleteAPI(t *testing.T) {
 // too, from the listings; a fork's page links to its parent at the fork
 // point, under the parent's title now.
 func TestForkLineagePages(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	id := seedTurns(t, ts, 2)
 	forkOf := func(body string) string {
@@ -153,6 +156,7 @@ func TestForkLineagePages(t *testing.T) {
 // cache keeps it says, in the fork's answer and on its page, that its
 // first request pays full price once; a warm parent's fork says nothing.
 func TestColdForkIsNamed(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	tests := []struct {
 		name string

@@ -18,6 +18,7 @@ import (
 // what the page's <body> and <title> say of the session, and the page
 // otherwise; a cache keeps the two apart by the header.
 func TestSessionFragment(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	const live, gone = "0193c7b2-0000-7000-8000-0000000000d1", "0193c7b2-0000-7000-8000-0000000000d2"
 	for _, id := range []string{live, gone} {

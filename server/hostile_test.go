@@ -24,6 +24,7 @@ const hangBound = 180 * time.Second
 // entry's page is asked for, the server still answers the home page and
 // the listing, and every damaged entry is byte for byte what it was.
 func TestHostileCorpusServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a 100 MB entry")
 	}

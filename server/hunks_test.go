@@ -13,6 +13,7 @@ import (
 // alone, and the tool result the model receives says which hunk was
 // rejected; [] accepted is a denial the model is told of.
 func TestReviewByHunkThroughTheModel(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("hunks")
 	st := cs.stream(t, s.ID)

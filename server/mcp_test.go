@@ -101,6 +101,7 @@ func (cs *chatServer) mcpCall(st *stream, id, text string, approve string) map[s
 // tools block is the same bytes in every request; an image is kept in the
 // image store.
 func TestMCPToolsInTurns(t *testing.T) {
+	t.Parallel()
 	cs := mcpChatServer(t, 0)
 	s := cs.create("mcp")
 	st := cs.stream(t, s.ID)
@@ -156,6 +157,7 @@ func hasImageResult(doc *session.Document) bool {
 // A server that hangs costs its call the timeout, not the turn; one that
 // crashes fails its call and comes back.
 func TestMCPHangAndCrashInTurns(t *testing.T) {
+	t.Parallel()
 	cs := mcpChatServer(t, 1)
 	s := cs.create("mcp")
 	st := cs.stream(t, s.ID)
@@ -195,6 +197,7 @@ func (st *stream) untilPanel(t *testing.T, ok func(html string) bool) {
 // The panel's switch takes a server's tools out of the session's block
 // (the person's act), is kept in the document, and refuses a call.
 func TestMCPSwitch(t *testing.T) {
+	t.Parallel()
 	cs := mcpChatServer(t, 0)
 	s := cs.create("mcp")
 	st := cs.stream(t, s.ID)
@@ -256,6 +259,7 @@ func TestMCPSwitch(t *testing.T) {
 // A stop of the turn cancels a call that would otherwise wait out the
 // server's timeout.
 func TestMCPStopCancelsACall(t *testing.T) {
+	t.Parallel()
 	cs := mcpChatServer(t, 0) // 60 s: the stop, not the timeout, ends it
 	s := cs.create("mcp")
 	st := cs.stream(t, s.ID)
@@ -272,6 +276,7 @@ func TestMCPStopCancelsACall(t *testing.T) {
 
 // Plan mode refuses an MCP tool its server does not mark read-only.
 func TestMCPPlanModeRefuses(t *testing.T) {
+	t.Parallel()
 	cs := mcpChatServer(t, 0)
 	s := cs.create("mcp")
 	st := cs.stream(t, s.ID)
@@ -310,6 +315,7 @@ type mcpServerAnswer struct {
 // authorization URL, whose way back is myco's callback page, reached
 // without the token as a browser coming from another site would.
 func TestMCPSignIn(t *testing.T) {
+	t.Parallel()
 	o := mcptest.NewOAuthServer("web")
 	ts := httptest.NewServer(o)
 	t.Cleanup(ts.Close)

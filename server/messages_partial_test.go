@@ -41,6 +41,7 @@ func compactedDoc(id string, own int) string {
 // thread never loads the messages carried into it: the earlier thread
 // shows them.
 func TestLoadEarlierStopsAtCarried(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	const id = "0193c7b2-0000-7000-8000-0000000000cc"
 	const own = 150

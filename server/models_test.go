@@ -39,6 +39,7 @@ type modelsAnswer struct {
 }
 
 func TestModelListMergesProvidersAndSettings(t *testing.T) {
+	t.Parallel()
 	cs, _ := newSideServer(t, withModels)
 	resp := cs.do("GET", "/api/models", nil)
 	wantStatus(t, resp, http.StatusOK)
@@ -87,6 +88,7 @@ func TestModelListMergesProvidersAndSettings(t *testing.T) {
 }
 
 func TestPatchModelValidates(t *testing.T) {
+	t.Parallel()
 	cs, _ := newSideServer(t, withModels)
 	s := cs.create("models")
 	tests := []struct {

@@ -25,6 +25,7 @@ func lastPanel(t *testing.T, evs []sseEvent) string {
 // The side panel follows every change to what it shows, rendered as the
 // page renders it: a PATCH, the agent's session_meta, a turn's counts.
 func TestPanelEventFollowsChanges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(cs *chatServer, id string) *http.Response
@@ -82,6 +83,7 @@ func TestPanelEventFollowsChanges(t *testing.T) {
 // Right after a compaction the gauge shows the new thread's estimated
 // context, not 0.
 func TestContextAfterCompactionIsTheNewThreads(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", compactAt(5000))
 	s := cs.create("ctx")
 	st := cs.stream(t, s.ID)
@@ -99,6 +101,7 @@ func TestContextAfterCompactionIsTheNewThreads(t *testing.T) {
 // A change another process makes to the file (the CLI, through the store)
 // reaches the open tab's panel.
 func TestPanelEventFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Watched")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
@@ -125,6 +128,7 @@ func TestPanelEventFromAnotherProcess(t *testing.T) {
 // A PATCH of a session that is not open here tells the panel once: the
 // watcher, looking at the file it wrote, does not take it for news.
 func TestPanelOncePerPatch(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Once")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)
@@ -155,6 +159,7 @@ func TestPanelOncePerPatch(t *testing.T) {
 // The panel's count moves as each message is saved, not at the turn's
 // end: the person's message shows before the answer starts.
 func TestPanelCountsEachMessage(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("counts")
 	st := cs.stream(t, s.ID)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestListStatus(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		live   string
@@ -40,6 +41,7 @@ func TestListStatus(t *testing.T) {
 }
 
 func TestDiffListing(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	a := listed{title: "A", status: event.ListIdle, updated: t0}
 	renamed, busy, touched, archived := a, a, a, a

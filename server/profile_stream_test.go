@@ -51,6 +51,7 @@ func titled(title string) func(map[string]any) bool {
 }
 
 func TestProfileStreamTellsListingChanges(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	st := ts.profileStream(t)
 
@@ -83,6 +84,7 @@ func TestProfileStreamTellsListingChanges(t *testing.T) {
 // A session waiting for an approval says so in the listing, on the stream
 // and in the rows the pages render; once answered it is no longer waiting.
 func TestProfileStreamTellsStatus(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	st := cs.profileStream(t)
 	s := cs.create("tools")

@@ -10,6 +10,7 @@ import (
 // The queue is rendered by the server alone: the queued event, a
 // snapshot and the page carry the same items.
 func TestQueueIsRenderedByTheServer(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("queue html")
 	st := cs.stream(t, s.ID)

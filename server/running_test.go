@@ -13,6 +13,7 @@ import (
 // Through the events endpoint: a tab that opens while a command runs gets
 // the lines printed so far in its snapshot, and the rest as tool.output.
 func TestReconnectMidCommandGetsItsOutput(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) { s.Approvals.Bash = profiles.ApprovalAllow })
 	s := cs.create("mid-command")
 	st := cs.stream(t, s.ID)

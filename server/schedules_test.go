@@ -90,6 +90,7 @@ func (ss *scheduleServer) lastRun(t *testing.T, id string) schedule.Run {
 // session, and after, with its outcome, tokens and cost; its answer
 // reaches deliver_to as a note from the schedule's name.
 func TestScheduleRunRecordsAndDelivers(t *testing.T) {
+	t.Parallel()
 	ss := newScheduleServer(t, true)
 	inbox := ss.create("Inbox")
 	st := ss.stream(t, inbox.ID)
@@ -150,6 +151,7 @@ func TestScheduleRunRecordsAndDelivers(t *testing.T) {
 // A run in a named session where a turn is running is skipped, and says
 // so; it does not wait nor queue.
 func TestScheduleRunInABusySession(t *testing.T) {
+	t.Parallel()
 	ss := newScheduleServer(t, true)
 	work := ss.create("Work")
 	st := ss.stream(t, work.ID)
@@ -168,6 +170,7 @@ func TestScheduleRunInABusySession(t *testing.T) {
 // schedules are 404; a foreign Origin is 403; run now where another
 // process runs the schedules is 409.
 func TestScheduleAPIErrors(t *testing.T) {
+	t.Parallel()
 	ss := newScheduleServer(t, true)
 	sc := ss.add(t, `{"name":"ok","when":"@daily","prompt":"hi"}`)
 	tests := []struct {

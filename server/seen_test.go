@@ -13,6 +13,7 @@ import (
 // after the last look is news, one changed before it is not, and one never
 // looked at is news only when it changed after the tracking began.
 func TestSeenSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), seenFile)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)

@@ -13,6 +13,7 @@ import (
 // not open here, and through the live session (its tabs hear it) when it
 // is; a prefix names the session, and the note says which session sent it.
 func TestAgentSendsNoteToAnotherSession(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	from := cs.create("Sender")
 	to := cs.create("Addressee")
@@ -48,6 +49,7 @@ func TestAgentSendsNoteToAnotherSession(t *testing.T) {
 // A note for a session another process holds is refused with who holds
 // it, not a 500.
 func TestNoteForASessionHeldElsewhere(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Held")
 	l, err := ts.sessions.Lock(s.ID, session.Owner{PID: 31337})

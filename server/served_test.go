@@ -41,6 +41,7 @@ func (l *countingLister) count() int {
 }
 
 func TestServedCacheKeepsListings(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	ok := &countingLister{models: []llm.ServedModel{{ID: "m"}}}
@@ -75,6 +76,7 @@ func TestServedCacheKeepsListings(t *testing.T) {
 }
 
 func TestServedCacheAsksOnceForConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	l := &countingLister{gate: make(chan struct{}), models: []llm.ServedModel{{ID: "m"}}}
 	c := newServedCache(time.Now)
 	var wg sync.WaitGroup

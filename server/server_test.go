@@ -174,6 +174,7 @@ func pngBytes(t *testing.T) []byte {
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	tests := []struct {
 		name   string
@@ -232,6 +233,7 @@ func TestAuthentication(t *testing.T) {
 func port(ts *testServer) string { return ts.host[strings.LastIndex(ts.host, ":")+1:] }
 
 func TestHostAndOriginChecks(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	id := ts.create("x").ID
 	tests := []struct {
@@ -267,6 +269,7 @@ func TestHostAndOriginChecks(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, path := range []string{"/api/sessions", "/", "/nope"} {
 		resp := ts.do("GET", path, nil, "Accept", "text/html")
@@ -282,6 +285,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestSessionsAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	a := ts.create("Alpha flaky test")
 	b := ts.create("Beta refactor")
@@ -330,6 +334,7 @@ func TestSessionsAPI(t *testing.T) {
 }
 
 func TestArchiveRestoreAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("to archive")
 	side := filepath.Join(ts.dir, "session", s.ID+".console")
@@ -359,6 +364,7 @@ func TestArchiveRestoreAPI(t *testing.T) {
 }
 
 func TestLockedElsewhereIsConflict(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("busy")
 	// A second store on the same folder stands in for another process:
@@ -381,6 +387,7 @@ func TestLockedElsewhereIsConflict(t *testing.T) {
 }
 
 func TestDamagedDocumentIsReportedAndKept(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	id := "0193c7b2-6c1e-7c4a-9a0e-3f5b2d1e8a90"
 	path := filepath.Join(ts.dir, "session", id+".json")
@@ -399,6 +406,7 @@ func TestDamagedDocumentIsReportedAndKept(t *testing.T) {
 }
 
 func TestImagesAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	img := pngBytes(t)
 	resp := ts.do("POST", "/api/images", bytes.NewReader(img), "Content-Type", "application/octet-stream")
@@ -499,6 +507,7 @@ func nextAutoTitle(t *testing.T, events <-chan sseEvent) sseEvent {
 }
 
 func TestEventsSnapshotAndTitle(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Before")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil, "Last-Event-ID", "not-a-number")
@@ -542,6 +551,7 @@ func numeric(s string) int64 {
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 func TestSearchAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Parser work")
 	if _, err := ts.sessions.Update(s.ID, func(d *session.Document) error {
@@ -569,6 +579,7 @@ func TestSearchAPI(t *testing.T) {
 // TestSearchPartialMore: "N more in this session" fetches that session's
 // group with every hit; the list shows three.
 func TestSearchPartialMore(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("Flood")
 	if _, err := ts.sessions.Update(s.ID, func(d *session.Document) error {
@@ -598,6 +609,7 @@ func TestSearchPartialMore(t *testing.T) {
 }
 
 func TestEventStreamHeartbeat(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	s := ts.create("quiet")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)

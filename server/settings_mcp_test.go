@@ -11,6 +11,7 @@ import (
 // The Settings page adds, edits and removes MCP servers as JSON entries,
 // and refuses a bad one beside its field, writing nothing.
 func TestSettingsMCPServers(t *testing.T) {
+	t.Parallel()
 	ts, ls, path := newSettingsServer(t, `{"mcp_servers": {"old": {"command": "/nonexistent/old-server", "disabled": true}}}`)
 	page := parseDoc(t, ts.do("GET", "/settings", nil))
 	if got := page.Find(`[data-testid="settings-mcp-server"][data-server="old"] textarea`).Text(); !strings.Contains(got, `"disabled": true`) {

@@ -52,6 +52,7 @@ func (ts *testServer) postForm(path string, form url.Values) *http.Response {
 // TestSettingsSaveKeepsTheFile: a save writes what changed, keeps every key
 // the form does not show (and one myco does not know), and applies at once.
 func TestSettingsSaveKeepsTheFile(t *testing.T) {
+	t.Parallel()
 	ts, ls, path := newSettingsServer(t, `{
   "denied_paths": ["~/private"],
   "shell_env_keep": ["MY_TOKEN"],
@@ -102,6 +103,7 @@ func TestSettingsSaveKeepsTheFile(t *testing.T) {
 // hold is not written; the page comes back with it and says why beside
 // the field.
 func TestSettingsRefusesABadValueBesideItsField(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, field, value, says string
 	}{
@@ -143,6 +145,7 @@ func TestSettingsRefusesABadValueBesideItsField(t *testing.T) {
 // TestSettingsBannerOnEveryPage: a broken file keeps the last good
 // settings and every page says where it is broken, until it is fixed.
 func TestSettingsBannerOnEveryPage(t *testing.T) {
+	t.Parallel()
 	ts, ls, path := newSettingsServer(t, `{"approvals": {"bash": "allow"}}`)
 	s := ts.create("a session")
 	banner := func(page string) string {
@@ -196,6 +199,7 @@ func TestSettingsBannerOnEveryPage(t *testing.T) {
 // TestSettingsKey: a stored key is written 0600 in the profile, never
 // shown back, only said to be stored; Remove removes it.
 func TestSettingsKey(t *testing.T) {
+	t.Parallel()
 	ts, _, _ := newSettingsServer(t, `{"providers": {"anthropic": {"api_key_env": "SET_KEY"}}}`)
 	const key = "sk-ant-secret-123"
 	resp := ts.postForm("/settings/key", url.Values{"provider": {"anthropic"}, "key": {key}, "action": {"replace"}})

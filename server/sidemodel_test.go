@@ -94,6 +94,7 @@ func sideRequests(fake *fakellm.Server, word string) []string {
 }
 
 func TestTitleFallsBackToSessionModel(t *testing.T) {
+	t.Parallel()
 	cs, logs := newSideServer(t)
 	s := cs.create("")
 	st := cs.stream(t, s.ID)
@@ -110,6 +111,7 @@ func TestTitleFallsBackToSessionModel(t *testing.T) {
 }
 
 func TestFastModelTitlesAndSummarises(t *testing.T) {
+	t.Parallel()
 	cs, _ := newSideServer(t, func(s *profiles.Settings) { s.FastModel = "openai/fake-fast" })
 	s := cs.create("")
 	st := cs.stream(t, s.ID)
@@ -125,6 +127,7 @@ func TestFastModelTitlesAndSummarises(t *testing.T) {
 }
 
 func TestSummaryOnSessionModelWhenFastModelTooSmall(t *testing.T) {
+	t.Parallel()
 	cs, logs := newSideServer(t, func(s *profiles.Settings) {
 		s.FastModel = "openai/fake-fast"
 		s.Models["openai/fake-fast"] = profiles.Model{ContextWindow: 1000}
@@ -143,6 +146,7 @@ func TestSummaryOnSessionModelWhenFastModelTooSmall(t *testing.T) {
 }
 
 func TestFailedTitleIsLogged(t *testing.T) {
+	t.Parallel()
 	cs, logs := newSideServer(t, func(s *profiles.Settings) {
 		s.FastModel = "broken/fake-fast"
 		// A path the fake does not serve: a 404, which is not retried.

@@ -12,6 +12,7 @@ import (
 // and stays through the retries, reads as one sentence that names what
 // failed and what to do. Before, it read "status 529: … 200 OK {…}".
 func TestOverloadInStreamReadsWell(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("busy mid-stream")
 	st := cs.stream(t, s.ID)
@@ -28,6 +29,7 @@ func TestOverloadInStreamReadsWell(t *testing.T) {
 // the turn fails saying the model stopped answering. Before, the tab said
 // "thinking" for as long as the stream stayed open: forever.
 func TestSilentModelIsRetriedThenFails(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out a silent model, retries included")
 	}
@@ -58,6 +60,7 @@ func TestSilentModelIsRetriedThenFails(t *testing.T) {
 // A model that answers after going silent once: the retry's answer is
 // the turn's, and no error is left.
 func TestSilentOnceThenAnswers(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "openai", func(s *profiles.Settings) { s.StreamIdleTimeout = 1 })
 	s := cs.create("silent once")
 	st := cs.stream(t, s.ID)

@@ -18,6 +18,7 @@ import (
 
 // Deleting a session removes its snapshots; the other sessions' stay.
 func TestDeleteRemovesTheSessionsSnapshots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "profiles", "default")
 	work := t.TempDir()
@@ -51,6 +52,7 @@ func TestDeleteRemovesTheSessionsSnapshots(t *testing.T) {
 // read_file's refusal), and the plan of an undo while a turn runs (held by
 // an approval) is 409 at once.
 func TestUndoRoutesRefuse(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.Start(t)
 	settings := profiles.DefaultSettings()
 	settings.DefaultModel = "anthropic/fake-model"

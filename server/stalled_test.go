@@ -17,6 +17,7 @@ import (
 // the reading tab gets every word and turn.end, and a tab opened after
 // still gets its snapshot.
 func TestStalledTabDoesNotStallTheOthers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out a stalled tab")
 	}

@@ -16,6 +16,7 @@ import (
 // which the browser may keep for good; the bare name is revalidated by
 // ETag; both come gzipped to a browser that takes it.
 func TestStaticCaching(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	want, err := fs.ReadFile(static.FS, "page-home.js")
 	if err != nil {
@@ -88,6 +89,7 @@ func readBody(t *testing.T, resp *http.Response, gzipped bool) []byte {
 // TestStaticETagsDiffer: the gzipped and plain bodies are two
 // representations, and an ETag names one of them.
 func TestStaticETagsDiffer(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	plain := ts.do("GET", "/static/style.css", nil, "Accept-Encoding", "identity").Header.Get("ETag")
 	gz := ts.do("GET", "/static/style.css", nil, "Accept-Encoding", "gzip").Header.Get("ETag")
@@ -103,6 +105,7 @@ func TestStaticETagsDiffer(t *testing.T) {
 // TestStaticMissing: a name that is not an asset, versioned or not, is a
 // plain 404, and a path cannot climb out of the assets.
 func TestStaticMissing(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, p := range []string{"/static/app.js", static.URL("nope.js"), "/static/../go.mod", "/static/" + static.Version() + "/../embed.go"} {
 		t.Run(p, func(t *testing.T) {
@@ -114,6 +117,7 @@ func TestStaticMissing(t *testing.T) {
 // TestPageLinksVersionedAssets: a page links its entry and stylesheets
 // under this build's version.
 func TestPageLinksVersionedAssets(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	resp := ts.do("GET", "/", nil)
 	wantStatus(t, resp, http.StatusOK)

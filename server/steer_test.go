@@ -17,6 +17,7 @@ func (cs *chatServer) post(method, id, path, body string) *http.Response {
 // model call of the same turn has it beside the round's results, and the
 // document keeps it, marked, where it went in.
 func TestSteerArrivesAfterTheToolRound(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"anthropic", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			cs := newChatServer(t, provider)
@@ -71,6 +72,7 @@ func TestSteerArrivesAfterTheToolRound(t *testing.T) {
 // Without a running turn a steer is an ordinary message; one sent as the
 // turn makes its last call waits for a turn of its own.
 func TestSteerWithoutTurnIsAMessage(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("plain")
 	st := cs.stream(t, s.ID)
@@ -89,6 +91,7 @@ func TestSteerWithoutTurnIsAMessage(t *testing.T) {
 // A side question is answered into its own events and leaves the
 // document's threads byte for byte as they were.
 func TestBtwLeavesTheThreadsUnchanged(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("btw")
 	st := cs.stream(t, s.ID)
@@ -141,6 +144,7 @@ func TestBtwLeavesTheThreadsUnchanged(t *testing.T) {
 // A queued message can be edited or cancelled until its turn starts; then
 // the change is refused with 409.
 func TestQueuedMessageEditedAndCancelled(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("queue edit")
 	st := cs.stream(t, s.ID)
@@ -195,6 +199,7 @@ func TestQueuedMessageEditedAndCancelled(t *testing.T) {
 // its queue as the person's messages). It cannot be edited while it waits,
 // and goes in once, leaving the queue in the record that saves it.
 func TestSteerIsSavedBeforeItsAnswer(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("durable steer")
 	st := cs.stream(t, s.ID)

@@ -12,6 +12,7 @@ import (
 // was sent, and leaves the queue (every tab hears it); no turn starts for
 // it (issue 20, item 13).
 func TestStopTakesTheQueueOut(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("stop the queue")
 	st := cs.stream(t, s.ID)
@@ -72,6 +73,7 @@ func TestStopTakesTheQueueOut(t *testing.T) {
 
 // With nothing queued the stop's answer says so with an empty list.
 func TestStopWithNothingQueued(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("stop alone")
 	st := cs.stream(t, s.ID)

@@ -11,6 +11,7 @@ import (
 // deltas they cover, rendered as message.end renders them; a retried
 // answer's blocks start over after message.discard.
 func TestTurnSendsBlocksAsTheyComplete(t *testing.T) {
+	t.Parallel()
 	answer := "# Plan\n\nFirst paragraph.\n\n- one\n- two\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```go\nfunc main() {}\n```\n\nThe end."
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("blocks")

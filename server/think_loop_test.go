@@ -13,6 +13,7 @@ import (
 // thinking when the loop's last answer did not think): the rest of the
 // turn goes without it, and the next turn thinks.
 func TestThinkTurnedOnInToolLoop(t *testing.T) {
+	t.Parallel()
 	yes := true
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) {
 		s.Models["anthropic/fake-model"] = profiles.Model{Thinking: &yes}

@@ -22,6 +22,7 @@ func (ts *testServer) patch(id, body string) *http.Response {
 // goes back with its signature in the next request of the tool loop (the
 // fake refuses it otherwise, as the API does).
 func TestThinkHighInToolLoop(t *testing.T) {
+	t.Parallel()
 	yes := true
 	cs := newChatServer(t, "anthropic", func(s *profiles.Settings) {
 		s.Approvals.Bash = profiles.ApprovalAllow
@@ -79,6 +80,7 @@ func TestThinkHighInToolLoop(t *testing.T) {
 // TestThinkAndPersonalityPatch: the levels and personas a PATCH takes,
 // what it refuses (a 400 naming the valid ones), and what the model gets.
 func TestThinkAndPersonalityPatch(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "openai", func(s *profiles.Settings) {
 		s.Personalities = map[string]string{"terse": "Answer in as few words as you can.", "pirate": "Talk like a pirate."}
 		s.Think = "low"
@@ -149,6 +151,7 @@ func TestThinkAndPersonalityPatch(t *testing.T) {
 // TestThinkOpenAIReasoning: a model settings mark as thinking gets
 // reasoning_effort, and a compatible server's reasoning_content is kept.
 func TestThinkOpenAIReasoning(t *testing.T) {
+	t.Parallel()
 	yes := true
 	cs := newChatServer(t, "openai", func(s *profiles.Settings) {
 		s.Models["openai/fake-model"] = profiles.Model{Thinking: &yes}

@@ -40,6 +40,7 @@ func closedByServer(conn net.Conn) error {
 // Before, 200 idle keep-alive connections were all still held after more
 // than 60 s: the server had no IdleTimeout.
 func TestIdleKeepAliveConnectionsAreClosed(t *testing.T) {
+	t.Parallel()
 	ts := shortTimeouts(t)
 	forEachConn(t, ts, 200, func(conn net.Conn) error {
 		if _, err := io.WriteString(conn, "GET /api/sessions HTTP/1.1\r\nHost: "+ts.host+"\r\nAuthorization: Bearer "+testToken+"\r\n\r\n"); err != nil {
@@ -63,6 +64,7 @@ func TestIdleKeepAliveConnectionsAreClosed(t *testing.T) {
 // server read them for as long as the client cared to send a byte now and
 // then.
 func TestSlowRequestBodiesAreClosed(t *testing.T) {
+	t.Parallel()
 	ts := shortTimeouts(t)
 	forEachConn(t, ts, 200, func(conn net.Conn) error {
 		head := "POST /api/sessions HTTP/1.1\r\nHost: " + ts.host + "\r\nAuthorization: Bearer " + testToken +
@@ -77,6 +79,7 @@ func TestSlowRequestBodiesAreClosed(t *testing.T) {
 // A request whose headers never end is closed too (ReadHeaderTimeout,
 // which myco always had; kept here with the others).
 func TestSlowHeadersAreClosed(t *testing.T) {
+	t.Parallel()
 	ts := shortTimeouts(t)
 	forEachConn(t, ts, 20, func(conn net.Conn) error {
 		if _, err := io.WriteString(conn, "GET /api/sessions HTTP/1.1\r\nHost: "+ts.host+"\r\n"); err != nil {
@@ -90,6 +93,7 @@ func TestSlowHeadersAreClosed(t *testing.T) {
 // heartbeat keeps it alive. Ten heartbeats at 100 ms outlast the 200 ms
 // timeouts five times over.
 func TestEventStreamOutlivesTimeouts(t *testing.T) {
+	t.Parallel()
 	ts := shortTimeouts(t)
 	s := ts.create("quiet")
 	resp := ts.do("GET", "/api/sessions/"+s.ID+"/events", nil)

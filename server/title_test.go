@@ -12,6 +12,7 @@ import (
 // to the one title rule (session.CleanTitle), once stripped of what only a
 // model's reply carries (quotes, a heading's marks, a final period).
 func TestAutomaticTitleRule(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	tests := []struct {
 		name  string
@@ -49,6 +50,7 @@ func TestAutomaticTitleRule(t *testing.T) {
 // A fork is titled from what is new in it: the title model reads the
 // fork's own first exchange, not the one it inherited from its parent.
 func TestForkTitledFromItsOwnTurn(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	fork, fst := forkOfTitledParent(t, cs)
 	wantForkTitledFromItsOwnTurn(t, cs, fork, fst)
@@ -58,6 +60,7 @@ func TestForkTitledFromItsOwnTurn(t *testing.T) {
 // into its new thread: they are still not the fork's own, and its title
 // comes from what the person wrote in it.
 func TestCompactedForkTitledFromItsOwnTurn(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	fork, fst := forkOfTitledParent(t, cs)
 	wantStatus(t, cs.do("POST", "/api/sessions/"+fork+"/compact", strings.NewReader("{}")), http.StatusOK)
@@ -103,6 +106,7 @@ func wantForkTitledFromItsOwnTurn(t *testing.T, cs *chatServer, fork string, fst
 // cannot answer leaves them, and a title the agent gives is never
 // replaced by the automatic one.
 func TestTitleFromFirstWords(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	long := "Why does the parser in internal/scan drop the last token when the input ends without a newline? It used to work."
 

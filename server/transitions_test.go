@@ -525,6 +525,7 @@ func resultText(b session.Block) string {
 
 // idle → thinking (submit) → release → idle.
 func TestTransitionSubmit(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("submit")
 	st := e.stream(t, s.ID)
@@ -557,6 +558,7 @@ func TestTransitionSubmit(t *testing.T) {
 // model no longer sees it. A retry is refused while a turn runs, and when
 // nothing was sent yet.
 func TestTransitionRetry(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("retry")
 	st := e.stream(t, s.ID)
@@ -601,6 +603,7 @@ func TestTransitionRetry(t *testing.T) {
 // thinking → tool → thinking: the model asks for a command, it runs, and
 // the round's outcome goes back to the model.
 func TestTransitionTool(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond, bashAllowed)
 	s := e.create("tool")
 	st := e.stream(t, s.ID)
@@ -625,6 +628,7 @@ func TestTransitionTool(t *testing.T) {
 
 // tool → approval → tool (allow) or on to thinking (deny).
 func TestTransitionApproval(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		decision string
 		trace    []string
@@ -668,6 +672,7 @@ func TestTransitionApproval(t *testing.T) {
 
 // thinking → retrying → thinking: a transient failure is retried.
 func TestTransitionRetrying(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("retrying")
 	st := e.stream(t, s.ID)
@@ -689,6 +694,7 @@ func TestTransitionRetrying(t *testing.T) {
 // the turn compacts and goes on in the successor thread; after its answer
 // it compacts once more (compacting → release).
 func TestTransitionMidTurnCompaction(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond, compactAt(5000))
 	s := e.create("midturn")
 	st := e.stream(t, s.ID)
@@ -718,6 +724,7 @@ func TestTransitionMidTurnCompaction(t *testing.T) {
 // idle → compacting → idle: a manual compaction holds the slot and runs
 // no turn.
 func TestTransitionManualCompaction(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("manual")
 	st := e.stream(t, s.ID)
@@ -740,6 +747,7 @@ func TestTransitionManualCompaction(t *testing.T) {
 // every busy state, keeps every call with an outcome, and the session
 // takes the next message.
 func TestTransitionStop(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		retry  time.Duration
@@ -834,6 +842,7 @@ func wantStopped(t *testing.T, evs []sseEvent, state, end string) {
 // compacting (manual) → stopping → idle: the summary call is cancelled and
 // nothing changes.
 func TestTransitionStopManualCompaction(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, time.Millisecond)
 	s := e.create("stop compaction")
 	st := e.stream(t, s.ID)
@@ -867,6 +876,7 @@ func TestTransitionStopManualCompaction(t *testing.T) {
 // release hands the slot to the next queued message: each queued message
 // runs once, in order, with no idle in between.
 func TestTransitionReleaseHandsOverTheQueue(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("queue")
 	st := e.stream(t, s.ID)
@@ -909,6 +919,7 @@ func TestTransitionReleaseHandsOverTheQueue(t *testing.T) {
 // A message queued during a manual compaction runs after it, in the
 // successor thread; everything else sent meanwhile is refused.
 func TestTransitionQueueDuringCompaction(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("compaction queue")
 	st := e.stream(t, s.ID)
@@ -951,6 +962,7 @@ func TestTransitionQueueDuringCompaction(t *testing.T) {
 // archive while busy: the turn finishes, then the files move; nothing new
 // is accepted meanwhile or after.
 func TestTransitionArchiveWhileBusy(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("archive")
 	st := e.stream(t, s.ID)
@@ -993,6 +1005,7 @@ func waitArchived(t *testing.T, ts *testServer, id string) {
 // restore of a pending archive: the mark goes, the turn goes on, the
 // session takes messages again and its files never move.
 func TestTransitionRestorePendingArchive(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("restore")
 	st := e.stream(t, s.ID)
@@ -1030,6 +1043,7 @@ func TestTransitionRestorePendingArchive(t *testing.T) {
 // Restoring a live session that is not archived is refused, and leaves its
 // running turn alone.
 func TestRestoreOfABusySessionNotArchivedLeavesItsTurn(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("not archived")
 	st := e.stream(t, s.ID)
@@ -1055,6 +1069,7 @@ func TestRestoreOfABusySessionNotArchivedLeavesItsTurn(t *testing.T) {
 // with it); shutting down stops the turn and keeps a queued message as the
 // person's, without running it.
 func TestTransitionClose(t *testing.T) {
+	t.Parallel()
 	t.Run("archive idle", func(t *testing.T) {
 		e := newEngine(t, 10*time.Millisecond)
 		s := e.create("idle archive")
@@ -1125,6 +1140,7 @@ func raceRuns() int {
 // wins, the turn ends once, the call has one outcome, nothing is left
 // pending, and the session takes the next message.
 func TestRaceStopDuringApproval(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	for i := range raceRuns() {
 		decision := []string{"once", "deny", "session"}[i%3]
@@ -1184,6 +1200,7 @@ func TestRaceStopDuringApproval(t *testing.T) {
 // for the slot. Whichever wins, the other waits (queued) or is refused
 // (409), they never overlap, and the message is kept once.
 func TestRaceSubmitDuringCompaction(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	for i := range raceRuns() {
 		queue := i%2 == 0
@@ -1301,6 +1318,7 @@ func noOverlap(t *testing.T, evs []sseEvent) {
 // not interrupted, its outcome is recorded, the turn ends with its answer,
 // then the files move into session/archived/ and nothing new is taken.
 func TestRaceArchiveDuringToolRun(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond, bashAllowed)
 	points := []string{"", "turn.start", "tool.start", "tool.end", "message.end", "turn.end"}
 	for i := range raceRuns() {
@@ -1358,6 +1376,7 @@ func lastMessageOf(doc *session.Document) session.Message {
 // the rest get 409; with queue all are accepted and each runs once, one
 // turn at a time, each followed by its own answer.
 func TestRaceSimultaneousSubmissions(t *testing.T) {
+	t.Parallel()
 	const n = 6
 	e := newEngine(t, 10*time.Millisecond)
 	for i := range raceRuns() {
@@ -1445,6 +1464,7 @@ func sameSet(a, b []string) bool {
 // whichever comes first, a restore that answered 200 leaves the session
 // active, and it takes messages again.
 func TestRaceRestoreAsTheTurnEnds(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	for i := range raceRuns() {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -1503,6 +1523,7 @@ func TestRaceRestoreAsTheTurnEnds(t *testing.T) {
 // turn's state and the Stop button in its first paint, from the server,
 // and the status events carry the chip as the page renders it.
 func TestPageRendersTurnState(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, 10*time.Millisecond)
 	s := e.create("page state")
 	st := e.stream(t, s.ID)

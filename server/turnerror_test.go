@@ -36,6 +36,7 @@ func sentMessages(t *testing.T, r fakellm.Recorded) string {
 // can act on, shown by GET /api/sessions/{id}, never sent to the model,
 // and replaced by a retry like any failed answer.
 func TestTurnErrorIsSavedAndRetried(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("refused")
 	st := cs.stream(t, s.ID)
@@ -111,6 +112,7 @@ func TestTurnErrorIsSavedAndRetried(t *testing.T) {
 
 // A provider that stays busy ends the turn saying so, after the retries.
 func TestTurnErrorBusySaysWait(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("busy")
 	st := cs.stream(t, s.ID)

@@ -16,6 +16,7 @@ import (
 // Submissions racing each other start one turn: the others are refused
 // (409) and nothing interleaves in the thread.
 func TestConcurrentSubmissionsStartOneTurn(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("race")
 	st := cs.stream(t, s.ID)
@@ -73,6 +74,7 @@ func TestConcurrentSubmissionsStartOneTurn(t *testing.T) {
 // with its answer whole, the queued message is kept as the person's (not
 // run), and then the files move into the archive. Nothing writes it after.
 func TestArchiveLiveSessionLetsTheTurnFinish(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	s := cs.create("busy")
 	st := cs.stream(t, s.ID)

@@ -80,6 +80,7 @@ func sessionStatus(t *testing.T, ts *testServer, id string) string {
 }
 
 func TestEditAndRegenerateMakeVersions(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.Start(t)
 	cs := startChatServer(t, t.TempDir(), fake, "anthropic", func(s *profiles.Settings) {
 		s.Models = map[string]profiles.Model{"anthropic/fake-fast": {}}
@@ -165,6 +166,7 @@ func TestEditAndRegenerateMakeVersions(t *testing.T) {
 }
 
 func TestVersionsListing(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	id := seedCompacted(t, cs.sessions)
 	edit := func(from, message, text string) string {
@@ -219,6 +221,7 @@ func TestVersionsListing(t *testing.T) {
 }
 
 func TestEditRefusedWhileATurnRuns(t *testing.T) {
+	t.Parallel()
 	cs := newChatServer(t, "anthropic")
 	id := seedCompacted(t, cs.sessions)
 	st := cs.stream(t, id)
