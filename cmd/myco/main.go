@@ -20,6 +20,7 @@ func main() {
 	// The process's memory, like its secrets: main's, not run's.
 	if managesMemoryLimit(os.Getenv) {
 		keepMemoryLimit() // for the life of the process
+		pauseCollector(startPause)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)

@@ -68,3 +68,26 @@ func TestKeepMemoryLimit(t *testing.T) {
 	live = nil
 	waitLimit("let go", func(l int64) bool { return l < 64<<20 })
 }
+
+// gcPercent is the collector's pacing now.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+func TestPauseCollector(t *testing.T) {
+	was := debug.SetGCPercent(75)
+	defer debug.SetGCPercent(was)
+	pauseCollector(50 * time.Millisecond)
+	if p := gcPercent(); p != -1 {
+		t.Fatalf("GOGC %d during the pause, want off (-1)", p)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for gcPercent() != 75 {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d after the pause, want 75 back", gcPercent())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
