@@ -56,10 +56,14 @@ type feed struct {
 
 // listed is what the profile's tabs were last told of one session.
 type listed struct {
+	// from is the listing's session this was made of: while the listing
+	// yields the same, only the status can have changed.
+	from session.Listed
 	// marks is the session's pin and tags: a change re-renders the rows.
 	marks    string
 	title    string
 	status   string
+	failed   bool
 	updated  time.Time
 	archived bool
 }
@@ -119,11 +123,14 @@ func listStatus(liveStatus string, failed bool) string {
 }
 
 // statusOf is the status a listing shows for sum now.
-func (f *feed) statusOf(sum session.Summary) string {
+func (f *feed) statusOf(sum session.Summary) string { return f.statusFor(sum.ID, sum.Failed) }
+
+// statusFor is statusOf for session id, failed or not.
+func (f *feed) statusFor(id string, failed bool) string {
 	f.mu.Lock()
-	st := f.status[sum.ID]
+	st := f.status[id]
 	f.mu.Unlock()
-	return listStatus(st, sum.Failed)
+	return listStatus(st, failed)
 }
 
 // run looks at the listing whenever it may have changed, until ctx ends,
@@ -181,20 +188,36 @@ func (f *feed) look() {
 
 // current is every session as a listing shows it now, active and archived.
 func (f *feed) current() (map[string]listed, error) {
-	active, nActive, err := f.store.Summaries(session.ListOptions{})
+	active, nActive, err := f.store.Listing(session.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	archived, nArchived, err := f.store.Summaries(session.ListOptions{Archived: true})
+	archived, nArchived, err := f.store.Listing(session.ListOptions{Archived: true})
 	if err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	prev := f.told
+	f.mu.Unlock()
 	now := make(map[string]listed, nActive+nArchived)
-	for sum := range active {
-		now[sum.ID] = listed{title: sum.Title, status: f.statusOf(sum), updated: sum.UpdatedAt, marks: marksOf(sum)}
+	for l := range active {
+		// A session unchanged since the last look is not decoded again:
+		// a look at 10,000 sessions follows every change of one.
+		n, ok := prev[l.ID()]
+		if !ok || n.from != l || n.archived {
+			sum := l.Summary()
+			n = listed{from: l, title: sum.Title, failed: sum.Failed, updated: sum.UpdatedAt, marks: marksOf(sum)}
+		}
+		n.status = f.statusFor(l.ID(), n.failed)
+		now[l.ID()] = n
 	}
-	for sum := range archived {
-		now[sum.ID] = listed{title: sum.Title, updated: sum.UpdatedAt, archived: true}
+	for l := range archived {
+		n, ok := prev[l.ID()]
+		if !ok || n.from != l || !n.archived {
+			sum := l.Summary()
+			n = listed{from: l, title: sum.Title, updated: sum.UpdatedAt, archived: true}
+		}
+		now[l.ID()] = n
 	}
 	return now, nil
 }

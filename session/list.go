@@ -94,7 +94,7 @@ func (f *folder) ordered() []*fileEntry {
 	if len(f.order) == len(f.files) {
 		same := true
 		for _, e := range f.order {
-			if f.files[e.sum.ID] != e {
+			if f.files[e.id] != e {
 				same = false
 				break
 			}
@@ -109,9 +109,22 @@ func (f *folder) ordered() []*fileEntry {
 
 // fileEntry is one document as the cache knows it. An entry is never
 // changed once made, so a listing may keep it.
+//
+// Its head (ID, update time, flags) is what every listing sorts and
+// filters 10,000 entries by. The rest of the summary is either the
+// entry's own (full, from a document read or written) or, for an entry
+// the start read from the listing cache, its bytes in the cache's body
+// (raw), decoded when a page, the JSON list or a search reaches it: a
+// restart then makes 120 bytes an entry, not 400, before its first page,
+// and a process that lists 100 rows at a time never holds the rest
+// decoded (docs/PERFORMANCE.md, "A listing decoded when it is read").
 type fileEntry struct {
-	st  stamp
-	sum Summary
+	st      stamp
+	id      string
+	updated time.Time
+	flags   byte // flagArchived, flagSubagent, flagPinned, flagUnencodable
+	full    *Summary
+	raw     string // the cache's encoding of the entry, when full is nil
 	// recent: the file had changed within recentWindow of when its stat
 	// was taken, so that stat alone cannot tell a later change apart. The
 	// entry serves listings, but the next stat of the file reads it again.
@@ -125,6 +138,54 @@ type fileEntry struct {
 	// known good (checkOverwrite), not only summarised.
 	loaded bool
 	seq    uint64 // the cache's gen when this store noted it; 0 if scanned
+}
+
+// flagUnencodable, beside the cache's flags in fileEntry.flags: a time
+// of the summary that JSON cannot hold (encodableYears).
+const flagUnencodable = 1 << 7
+
+// headFlags are the flags of sum that an entry's head keeps.
+func headFlags(sum *Summary) byte {
+	var f byte
+	if sum.Archived {
+		f |= flagArchived
+	}
+	if sum.Subagent {
+		f |= flagSubagent
+	}
+	if sum.Pinned {
+		f |= flagPinned
+	}
+	if !encodableYears(sum) {
+		f |= flagUnencodable
+	}
+	return f
+}
+
+func (e *fileEntry) archived() bool { return e.flags&flagArchived != 0 }
+func (e *fileEntry) subagent() bool { return e.flags&flagSubagent != 0 }
+func (e *fileEntry) pinned() bool   { return e.flags&flagPinned != 0 }
+
+// damaged reports whether e summarises a damaged document; the listing
+// cache holds none.
+func (e *fileEntry) damaged() bool { return e.full != nil && e.full.Damaged != "" }
+
+// summary is e's summary. A cached entry's is decoded anew, its strings
+// slices of the cache's body, its Usage and Tags its own.
+func (e *fileEntry) summary() Summary {
+	if e.full != nil {
+		return *e.full
+	}
+	var sum Summary
+	r := cacheReader{exact: true}
+	r.summaryOf(e, &sum)
+	return sum
+}
+
+// ownEntry is a fileEntry with its summary, in one allocation.
+type ownEntry struct {
+	fileEntry
+	sum Summary
 }
 
 // listView is one listing as it was at gen: its entries newest first,
@@ -155,8 +216,9 @@ func encodableYears(sum *Summary) bool {
 func (v *listView) summaries() []Summary {
 	v.once.Do(func() {
 		v.sums = make([]Summary, len(v.entries))
+		var r cacheReader // one Usage slab for every cached entry
 		for i, e := range v.entries {
-			v.sums[i] = e.sum
+			r.summaryOf(e, &v.sums[i])
 		}
 	})
 	return v.sums
@@ -212,7 +274,12 @@ func (c *listCache) folder(dir string) *folder {
 // newEntry makes the entry of a document whose stat st was taken no
 // earlier than now.
 func newEntry(st stamp, sum Summary, now time.Time) *fileEntry {
-	return &fileEntry{st: st, sum: sum, recent: !st.ok || now.Sub(st.modTime()) < recentWindow}
+	o := &ownEntry{sum: sum}
+	o.fileEntry = fileEntry{
+		st: st, id: sum.ID, updated: sum.UpdatedAt, flags: headFlags(&sum), full: &o.sum,
+		recent: !st.ok || now.Sub(st.modTime()) < recentWindow,
+	}
+	return &o.fileEntry
 }
 
 // noteWritten tells the listing that this store has just written doc to
@@ -277,7 +344,7 @@ func (s *Store) knows(dir, id string, info fs.FileInfo) bool {
 		return false
 	}
 	e, ok := f.files[id]
-	return ok && e.loaded && e.sum.Damaged == "" && e.st.same(stampOf(info))
+	return ok && e.loaded && !e.damaged() && e.st.same(stampOf(info))
 }
 
 // noteChanged tells the listing that session id in dir, whose writer this
@@ -293,7 +360,7 @@ func (s *Store) noteChanged(dir string, doc *Document) {
 	defer c.mu.Unlock()
 	f := c.folder(dir)
 	cur, ok := f.files[doc.ID]
-	if !ok || cur.sum.equal(sum) {
+	if !ok || cur.summary().equal(sum) {
 		return // not known here: the next scan reads the file
 	}
 	e := newEntry(cur.st, sum, now)
@@ -500,7 +567,7 @@ func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 	if opts.Subagents {
 		k |= 2
 	}
-	wanted := func(e *fileEntry) bool { return e.sum.Archived == opts.Archived && e.sum.Subagent == opts.Subagents }
+	wanted := func(e *fileEntry) bool { return e.archived() == opts.Archived && e.subagent() == opts.Subagents }
 	c.mu.Lock()
 	if v := c.views[k]; v != nil && v.gen == c.gen {
 		c.mu.Unlock()
@@ -517,7 +584,7 @@ func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 			order = slices.AppendSeq(order, maps.Values(f.files))
 		}
 		for _, e := range order {
-			if e.sum.Subagent == opts.Subagents {
+			if e.subagent() == opts.Subagents {
 				entries = append(entries, e)
 			}
 		}
@@ -541,13 +608,13 @@ func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 	// Sorted outside the lock: saves note their writes meanwhile. Entries
 	// in the listing cache's order are sorted already, and a check of that
 	// is a tenth of a sort.
-	byNewest := func(a, b *fileEntry) int { return listingOrder(&a.sum, &b.sum) }
+	byNewest := entryOrder
 	if !slices.IsSortedFunc(entries, byNewest) {
 		slices.SortFunc(entries, byNewest)
 	}
 	v := &listView{gen: gen, entries: entries}
 	for _, e := range entries {
-		if !encodableYears(&e.sum) {
+		if e.flags&flagUnencodable != 0 {
 			v.unencodable = e
 			break
 		}
@@ -566,18 +633,24 @@ func (c *listCache) view(active, archived string, opts ListOptions) *listView {
 // Nothing is written if a summary cannot be encoded.
 func (v *listView) writeJSON(w io.Writer) error {
 	if e := v.unencodable; e != nil {
-		_, err := appendSummaryJSON(nil, &e.sum) // encoding/json's own error
-		return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
+		sum := e.summary()
+		_, err := appendSummaryJSON(nil, &sum) // encoding/json's own error
+		return fmt.Errorf("encode session %s: %w", e.id, err)
 	}
 	b := make([]byte, 0, 32<<10)
 	b = append(b, '[')
+	var r cacheReader
+	var sum Summary
 	for i, e := range v.entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		sum = Summary{}
+		r.usages = r.usages[:0] // the summary is encoded, not kept
+		r.summaryOf(e, &sum)
 		var err error
-		if b, err = appendSummaryJSON(b, &e.sum); err != nil {
-			return fmt.Errorf("encode session %s: %w", e.sum.ID, err)
+		if b, err = appendSummaryJSON(b, &sum); err != nil {
+			return fmt.Errorf("encode session %s: %w", e.id, err)
 		}
 		if len(b) >= 28<<10 {
 			if _, err := w.Write(b); err != nil {
@@ -628,8 +701,40 @@ func (s *Store) Summaries(opts ListOptions) (iter.Seq[Summary], int, error) {
 		return nil, 0, err
 	}
 	return func(yield func(Summary) bool) {
+		var r cacheReader
 		for _, e := range v.entries {
-			if !yield(e.sum) {
+			var sum Summary
+			r.summaryOf(e, &sum)
+			if !yield(sum) {
+				return
+			}
+		}
+	}, len(v.entries), nil
+}
+
+// Listed is one session of a listing, its summary decoded when asked for
+// (a restart leaves most of them in the listing cache's bytes). Two Listed
+// that are == say the same: a change to a session makes a new one. A
+// caller that passes over the whole listing again and again (the
+// profile's feed of changes, at every change) keeps what it made of each
+// and decodes only the sessions that changed.
+type Listed struct{ e *fileEntry }
+
+// ID is the session's ID.
+func (l Listed) ID() string { return l.e.id }
+
+// Summary is the session's summary.
+func (l Listed) Summary() Summary { return l.e.summary() }
+
+// Listing is what Summaries yields, as Listed, and how many.
+func (s *Store) Listing(opts ListOptions) (iter.Seq[Listed], int, error) {
+	v, err := s.listView(opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return func(yield func(Listed) bool) {
+		for _, e := range v.entries {
+			if !yield(Listed{e}) {
 				return
 			}
 		}
@@ -650,8 +755,9 @@ func (s *Store) ListPage(opts ListOptions, from, to int) (page []Summary, total 
 		return nil, total, nil
 	}
 	page = make([]Summary, to-from)
+	var r cacheReader
 	for i, e := range v.entries[from:to] {
-		page[i] = e.sum
+		r.summaryOf(e, &page[i])
 	}
 	return page, total, nil
 }
@@ -704,6 +810,20 @@ func listingOrder(a, b *Summary) int {
 	return newestFirst(a, b)
 }
 
+// entryOrder is listingOrder on entries' heads.
+func entryOrder(a, b *fileEntry) int {
+	if a.pinned() != b.pinned() {
+		if a.pinned() {
+			return -1
+		}
+		return 1
+	}
+	if c := b.updated.Compare(a.updated); c != 0 {
+		return c
+	}
+	return strings.Compare(b.id, a.id)
+}
+
 // newestFirst orders by updated_at, newest first, then by ID. Pointers:
 // a Summary is big enough that copying two per comparison shows.
 func newestFirst(a, b *Summary) int {
@@ -721,8 +841,10 @@ func (s *Store) scanDir(dir string) ([]Summary, error) {
 	}
 	files := s.cache.entries(dir)
 	sums := make([]Summary, 0, len(files))
+	var r cacheReader
 	for _, e := range files {
-		sums = append(sums, e.sum)
+		sums = append(sums, Summary{})
+		r.summaryOf(e, &sums[len(sums)-1])
 	}
 	return sums, nil
 }
@@ -914,7 +1036,7 @@ func (s *Store) scanFiles(dir string, dirInfo fs.FileInfo, now time.Time, noted,
 		// of every name the folder read (readFolder), and a key of the
 		// listing would keep them all for as long as it stands.
 		if p, ok := prev[id]; ok && (!p.recent || p.ahead) && p.st.same(stampOf(info)) {
-			files[p.sum.ID] = p
+			files[p.id] = p
 			continue
 		}
 		misses = append(misses, miss{id: strings.Clone(id), path: filepath.Join(dir, e.Name()), info: info})
@@ -1123,7 +1245,7 @@ func (s *Store) Header(id string) (Summary, error) {
 		e = newEntry(stampOf(info), sum, now)
 		s.cache.observe(dir, id, e, gen)
 	}
-	sum := e.sum
+	sum := e.summary()
 	if sum.Damaged != "" {
 		return sum, &DamagedError{Path: path, Reason: sum.Damaged}
 	}

@@ -11,10 +11,10 @@ import (
 // while the folder's entries are exactly the cache's, and once they are
 // not it is dropped for good.
 func TestFolderOrdered(t *testing.T) {
-	a := &fileEntry{sum: Summary{ID: "a"}}
-	b := &fileEntry{sum: Summary{ID: "b"}}
-	b2 := &fileEntry{sum: Summary{ID: "b"}}
-	c := &fileEntry{sum: Summary{ID: "c"}}
+	a := newEntry(stamp{}, Summary{ID: "a"}, time.Time{})
+	b := newEntry(stamp{}, Summary{ID: "b"}, time.Time{})
+	b2 := newEntry(stamp{}, Summary{ID: "b"}, time.Time{})
+	c := newEntry(stamp{}, Summary{ID: "c"}, time.Time{})
 	tests := []struct {
 		name  string
 		files map[string]*fileEntry
@@ -50,7 +50,7 @@ func TestFolderOrdered(t *testing.T) {
 // the wrong order (a cache some other build wrote).
 func TestViewOrder(t *testing.T) {
 	at := func(min int) time.Time { return time.Date(2026, 12, 2, 10, min, 0, 0, time.UTC) }
-	e := func(id string, min int) *fileEntry { return &fileEntry{sum: Summary{ID: id, UpdatedAt: at(min)}} }
+	e := func(id string, min int) *fileEntry { return newEntry(stamp{}, Summary{ID: id, UpdatedAt: at(min)}, time.Time{}) }
 	a, b, c := e("a", 3), e("b", 2), e("c", 1)
 	tests := []struct {
 		name  string

@@ -82,7 +82,7 @@ func checkListingCache(data []byte) ([]byte, int, error) {
 // encodeListingCache makes the file's bytes from entries, newest first
 // (pinned first, the order a listing sorts them in, which then finds them sorted).
 func encodeListingCache(files map[string]*fileEntry) []byte {
-	list := slices.SortedFunc(maps.Values(files), func(a, b *fileEntry) int { return listingOrder(&a.sum, &b.sum) })
+	list := slices.SortedFunc(maps.Values(files), entryOrder)
 	body := make([]byte, 0, len(list)*256)
 	for _, e := range list {
 		body = appendCacheEntry(body, e)
@@ -95,7 +95,7 @@ func encodeListingCache(files map[string]*fileEntry) []byte {
 // the file as it is (not ahead of it), healthy, whose stat was taken long
 // enough after its last change to vouch for its content (recentWindow).
 func (e *fileEntry) cacheable() bool {
-	return e.st.ok && !e.recent && !e.ahead && e.sum.Damaged == ""
+	return e.st.ok && !e.recent && !e.ahead && !e.damaged()
 }
 
 // SaveListingCache writes each session folder's listing cache (see

@@ -40,9 +40,13 @@ const (
 	flagPinned
 )
 
-// appendCacheEntry appends e's encoding to b.
+// appendCacheEntry appends e's encoding to b: a cached entry's own bytes,
+// as they were read.
 func appendCacheEntry(b []byte, e *fileEntry) []byte {
-	s := &e.sum
+	if e.full == nil {
+		return append(b, e.raw...)
+	}
+	s := e.full
 	b = appendString(b, s.ID)
 	b = binary.AppendUvarint(b, e.st.dev)
 	b = binary.AppendUvarint(b, e.st.ino)
@@ -109,15 +113,38 @@ func appendCacheTime(b []byte, t time.Time) []byte {
 // errCacheEntry is a body that does not decode.
 var errCacheEntry = errors.New("bad entry")
 
-// cacheReader decodes a body; the first error sticks, and every read after
-// it returns zeros.
+// cacheReader decodes a body, or one entry of it; the first error
+// sticks, and every read after it returns zeros.
 type cacheReader struct {
 	b   []byte
 	s   string // b as one string: every string decoded is a slice of it
 	off int
 	err error
-	// usages is the slab each entry's Usage is cut from.
+	// usages is the slab each entry's Usage is cut from; exact: no slab,
+	// each Usage its own (one summary decoded).
 	usages []ModelUsage
+	exact  bool
+}
+
+// newCacheReader reads s, which is never written: b is s's bytes.
+func newCacheReader(s string) cacheReader {
+	return cacheReader{b: unsafe.Slice(unsafe.StringData(s), len(s)), s: s}
+}
+
+// summaryOf sets *sum to e's summary: its own, or decoded from its bytes
+// in the cache's body (checked when the body was read, so it decodes),
+// its Usage cut from r's slab.
+func (r *cacheReader) summaryOf(e *fileEntry, sum *Summary) {
+	if e.full != nil {
+		*sum = *e.full
+		return
+	}
+	usages, exact := r.usages, r.exact
+	*r = newCacheReader(e.raw)
+	r.usages, r.exact = usages, exact
+	r.head()
+	r.summary(sum)
+	sum.ID = e.id
 }
 
 func (r *cacheReader) fail() {
@@ -192,11 +219,17 @@ func (r *cacheReader) byte() byte {
 	return c
 }
 
-// entry decodes the next entry; r.err says whether it could.
-func (r *cacheReader) entry(e *fileEntry) {
-	s := &e.sum
-	s.ID = r.string()
-	e.st = stamp{dev: r.uvarint(), ino: r.uvarint(), size: r.varint(), mtime: r.varint(), ok: true}
+// head decodes the next entry's ID and stamp; r.err says whether it
+// could.
+func (r *cacheReader) head() (id string, st stamp) {
+	id = r.string()
+	st = stamp{dev: r.uvarint(), ino: r.uvarint(), size: r.varint(), mtime: r.varint(), ok: true}
+	return id, st
+}
+
+// summary decodes the rest of the entry, after its head, into s (all
+// but its ID); r.err says whether it could.
+func (r *cacheReader) summary(s *Summary) {
 	s.Title, s.Model, s.Cwd = r.string(), r.string(), r.string()
 	s.CreatedAt, s.UpdatedAt = r.time(), r.time()
 	flags := r.byte()
@@ -242,6 +275,9 @@ func (r *cacheReader) entry(e *fileEntry) {
 // Most sessions use one model: one slab holds them all, where a slice
 // each was 10,000 allocations of a restart.
 func (r *cacheReader) usage(n int) []ModelUsage {
+	if r.exact {
+		return make([]ModelUsage, n)
+	}
 	if n > cap(r.usages)-len(r.usages) {
 		r.usages = make([]ModelUsage, 0, max(n, 1024))
 	}
@@ -250,34 +286,44 @@ func (r *cacheReader) usage(n int) []ModelUsage {
 	return r.usages[from : from+n : from+n]
 }
 
-// decodeCacheBody decodes a body that holds n entries, and nothing after
-// them. An entry whose ID is not a valid session ID, or that repeats one,
-// makes the whole body unusable. order is the entries as the body holds
-// them: newest first, as encodeListingCache writes them.
+// decodeCacheBody reads a body that holds n entries, and nothing after
+// them. An entry that does not decode, whose ID is not a valid session ID,
+// or that repeats one, makes the whole body unusable. Each entry keeps
+// its head and its bytes (fileEntry.raw), decoded again when read. order
+// is the entries as the body holds them: newest first, as
+// encodeListingCache writes them.
 func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, []*fileEntry, error) {
 	// The strings are slices of body itself: it is read for this and
 	// never written again, and a copy of 2 MB is page faults and a memmove
 	// a start would wait for.
-	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
+	all := unsafe.String(unsafe.SliceData(body), len(body))
+	r := newCacheReader(all)
 	files := make(map[string]*fileEntry, n)
 	order := make([]*fileEntry, 0, n)
 	// One allocation for every entry rather than one each: the entries
 	// live and go together (a change replaces an entry, never edits it),
 	// and 10,000 allocations were a measurable part of a restart.
 	slab := make([]fileEntry, n)
+	var sum Summary // each entry's, checked and dropped
 	for i := range n {
 		e := &slab[i]
-		r.entry(e)
+		from := r.off
+		e.id, e.st = r.head()
+		sum = Summary{}
+		r.usages = r.usages[:0]
+		r.summary(&sum)
 		if r.err != nil {
 			return nil, nil, fmt.Errorf("entry %d: %w", i, r.err)
 		}
-		if err := ValidateID(e.sum.ID); err != nil {
+		e.updated, e.raw = sum.UpdatedAt, all[from:r.off]
+		e.flags = headFlags(&sum)
+		if err := ValidateID(e.id); err != nil {
 			return nil, nil, fmt.Errorf("entry %d: %w", i, err)
 		}
-		if _, dup := files[e.sum.ID]; dup {
-			return nil, nil, fmt.Errorf("entry %d: session %s listed twice", i, e.sum.ID)
+		if _, dup := files[e.id]; dup {
+			return nil, nil, fmt.Errorf("entry %d: session %s listed twice", i, e.id)
 		}
-		files[e.sum.ID] = e
+		files[e.id] = e
 		order = append(order, e)
 	}
 	if r.off != len(body) {

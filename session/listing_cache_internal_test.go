@@ -14,12 +14,13 @@ func TestListingCacheRoundTrip(t *testing.T) {
 	east := time.FixedZone("", 2*3600)
 	tests := []struct {
 		name string
-		e    fileEntry
+		st   stamp
+		sum  Summary
 	}{
-		{"minimal", fileEntry{st: stamp{ok: true}, sum: Summary{ID: "a"}}},
-		{"every field", fileEntry{
-			st: stamp{dev: 1 << 40, ino: 12345678901, size: 4096, mtime: time.Date(2026, 12, 2, 10, 0, 0, 123, time.UTC).UnixNano(), ok: true},
-			sum: Summary{
+		{"minimal", stamp{ok: true}, Summary{ID: "a"}},
+		{"every field",
+			stamp{dev: 1 << 40, ino: 12345678901, size: 4096, mtime: time.Date(2026, 12, 2, 10, 0, 0, 123, time.UTC).UnixNano(), ok: true},
+			Summary{
 				ID: "0193c7b2-0000-7000-8000-0000000000a1", Title: "Ünïcode \"quoted\" title\n", Model: "anthropic/claude-sonnet-4-5",
 				Cwd: "/home/ana/src", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, east),
 				UpdatedAt: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC), Archived: true, Messages: 1002, Threads: 3, Failed: true,
@@ -31,12 +32,19 @@ func TestListingCacheRoundTrip(t *testing.T) {
 						CacheCreation5mInputTokens: 5, CacheCreation1hInputTokens: 6, Unknown: jsontext.Value(`{"later":1}`),
 					}},
 				},
+				Pinned: true, Tags: []string{"one", "two"},
 			},
-		}},
+		},
 	}
+	sameTime := cmp.Comparer(func(a, b time.Time) bool {
+		_, ao := a.Zone()
+		_, bo := b.Zone()
+		return a.Equal(b) && ao == bo
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := encodeListingCache(map[string]*fileEntry{tt.e.sum.ID: &tt.e})
+			written := newEntry(tt.st, tt.sum, time.Time{})
+			data := encodeListingCache(map[string]*fileEntry{tt.sum.ID: written})
 			body, n, err := checkListingCache(data)
 			if err != nil {
 				t.Fatal(err)
@@ -45,26 +53,33 @@ func TestListingCacheRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := files[tt.e.sum.ID]
+			got, ok := files[tt.sum.ID]
 			if !ok || len(files) != 1 {
 				t.Fatalf("decoded %d entries, want the one written", len(files))
 			}
-			if !got.st.same(tt.e.st) {
-				t.Errorf("stamp %+v, want %+v", got.st, tt.e.st)
+			if !got.st.same(tt.st) {
+				t.Errorf("stamp %+v, want %+v", got.st, tt.st)
 			}
-			if diff := cmp.Diff(tt.e.sum, got.sum, cmp.Comparer(func(a, b time.Time) bool {
-				_, ao := a.Zone()
-				_, bo := b.Zone()
-				return a.Equal(b) && ao == bo
-			})); diff != "" {
+			if got.full != nil {
+				t.Errorf("a cached entry decoded whole at once")
+			}
+			if got.id != tt.sum.ID || !got.updated.Equal(tt.sum.UpdatedAt) || got.flags != headFlags(&tt.sum) {
+				t.Errorf("head %q %v %b, want %q %v %b", got.id, got.updated, got.flags, tt.sum.ID, tt.sum.UpdatedAt, headFlags(&tt.sum))
+			}
+			gotSum := got.summary()
+			if diff := cmp.Diff(tt.sum, gotSum, sameTime); diff != "" {
 				t.Errorf("summary (-written +read):\n%s", diff)
 			}
-			want, err := appendSummaryJSON(nil, &tt.e.sum)
+			want, err := appendSummaryJSON(nil, &tt.sum)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if js, _ := appendSummaryJSON(nil, &got.sum); string(js) != string(want) {
+			if js, _ := appendSummaryJSON(nil, &gotSum); string(js) != string(want) {
 				t.Errorf("API JSON after the round trip\n%s\nwant\n%s", js, want)
+			}
+			// A cached entry is saved again as it was read.
+			if again := encodeListingCache(files); string(again) != string(data) {
+				t.Errorf("a cached entry saved again differs:\n%q\nwant\n%q", again, data)
 			}
 		})
 	}
@@ -73,7 +88,7 @@ func TestListingCacheRoundTrip(t *testing.T) {
 // TestListingCacheBodyRefused: a body that a checksum cannot vouch for the
 // sense of is refused whole, never half decoded.
 func TestListingCacheBodyRefused(t *testing.T) {
-	e := &fileEntry{st: stamp{ok: true}, sum: Summary{ID: "abc", Title: "t", Usage: []ModelUsage{{Model: "m"}}}}
+	e := newEntry(stamp{ok: true}, Summary{ID: "abc", Title: "t", Usage: []ModelUsage{{Model: "m"}}}, time.Time{})
 	body := appendCacheEntry(nil, e)
 	tests := []struct {
 		name string
@@ -84,13 +99,13 @@ func TestListingCacheBodyRefused(t *testing.T) {
 		{"fewer entries than written", append(append([]byte{}, body...), body...), 1},
 		{"cut in the middle", body[:len(body)/2], 1},
 		{"unknown flags", func() []byte {
-			b := appendCacheEntry(nil, &fileEntry{st: stamp{ok: true}, sum: Summary{ID: "abc"}})
+			b := appendCacheEntry(nil, newEntry(stamp{ok: true}, Summary{ID: "abc"}, time.Time{}))
 			b[len(b)-6] = 0x80 // flags, before two counts, two empty strings and no usage
 
 			return b
 		}(), 1},
 		{"a usage count larger than the body", func() []byte {
-			b := appendCacheEntry(nil, &fileEntry{st: stamp{ok: true}, sum: Summary{ID: "abc"}})
+			b := appendCacheEntry(nil, newEntry(stamp{ok: true}, Summary{ID: "abc"}, time.Time{}))
 			return append(b[:len(b)-1], 0xff, 0x7f)
 		}(), 1},
 	}
