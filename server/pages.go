@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"net/http"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func (s *Server) listingPage(c echo.Context, opts session.ListOptions) error {
 
 // newSessionForm is the form the "New session" dialog fetches as it opens.
 func (s *Server) newSessionForm(c echo.Context) error {
-	sums, err := s.opts.Sessions.List(session.ListOptions{})
+	sums, _, err := s.opts.Sessions.Summaries(session.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -58,11 +59,11 @@ func (s *Server) newSessionForm(c echo.Context) error {
 }
 
 // recentFolders is the distinct folders of sums (newest first, as the
-// listing is), at most limit of them.
-func recentFolders(sums []session.Summary, limit int) []string {
+// listing is), at most limit of them: it reads no further than it needs.
+func recentFolders(sums iter.Seq[session.Summary], limit int) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, sum := range sums {
+	for sum := range sums {
 		if len(out) == limit {
 			break
 		}
@@ -248,26 +249,29 @@ func (s *Server) sessionPage(c echo.Context) error {
 
 // lineage is what the listings tell of doc's relatives: the sessions
 // forked from it, and its parent's title now (or that the parent is
-// gone). The listings are cached per file, so this costs a pass over the
-// summaries, not a read of every document.
+// gone). It passes over the listings' heads and decodes only the
+// relatives' summaries: every session page asks, and a listing of 10,000
+// decoded whole would be 4 MB made, and kept, per page.
 func (s *Server) lineage(doc *session.Document) (web.Lineage, error) {
 	var l web.Lineage
 	parentFound := false
 	for _, opts := range []session.ListOptions{{}, {Archived: true}, {Subagents: true}, {Archived: true, Subagents: true}} {
-		sums, err := s.opts.Sessions.List(opts)
+		listing, _, err := s.opts.Sessions.Listing(opts)
 		if err != nil {
 			return web.Lineage{}, err
 		}
-		for _, sum := range sums {
-			switch {
-			case sum.Parent != doc.ID || sum.Damaged != "":
-			case sum.Subagent:
-				l.Subagents = append(l.Subagents, sum)
-			default:
-				l.Forks = append(l.Forks, sum)
+		for e := range listing {
+			if e.Parent() == doc.ID {
+				switch sum := e.Summary(); {
+				case sum.Damaged != "":
+				case sum.Subagent:
+					l.Subagents = append(l.Subagents, sum)
+				default:
+					l.Forks = append(l.Forks, sum)
+				}
 			}
-			if doc.Parent != nil && sum.ID == doc.Parent.Session {
-				parentFound, l.ParentTitle = true, sum.Title
+			if doc.Parent != nil && e.ID() == doc.Parent.Session {
+				parentFound, l.ParentTitle = true, e.Summary().Title
 			}
 		}
 	}

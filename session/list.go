@@ -110,7 +110,7 @@ func (f *folder) ordered() []*fileEntry {
 // fileEntry is one document as the cache knows it. An entry is never
 // changed once made, so a listing may keep it.
 //
-// Its head (ID, update time, flags) is what every listing sorts and
+// Its head (ID, update time, flags, parent) is what every listing sorts and
 // filters 10,000 entries by. The rest of the summary is either the
 // entry's own (full, from a document read or written) or, for an entry
 // the start read from the listing cache, its bytes in the cache's body
@@ -122,7 +122,8 @@ type fileEntry struct {
 	st      stamp
 	id      string
 	updated time.Time
-	flags   byte // flagArchived, flagSubagent, flagPinned, flagUnencodable
+	flags   byte   // flagArchived, flagSubagent, flagPinned, flagUnencodable
+	parent  string // the session it was forked from: a session's page finds its forks by it
 	full    *Summary
 	raw     string // the cache's encoding of the entry, when full is nil
 	// recent: the file had changed within recentWindow of when its stat
@@ -276,7 +277,7 @@ func (c *listCache) folder(dir string) *folder {
 func newEntry(st stamp, sum Summary, now time.Time) *fileEntry {
 	o := &ownEntry{sum: sum}
 	o.fileEntry = fileEntry{
-		st: st, id: sum.ID, updated: sum.UpdatedAt, flags: headFlags(&sum), full: &o.sum,
+		st: st, id: sum.ID, updated: sum.UpdatedAt, flags: headFlags(&sum), parent: sum.Parent, full: &o.sum,
 		recent: !st.ok || now.Sub(st.modTime()) < recentWindow,
 	}
 	return &o.fileEntry
@@ -722,6 +723,9 @@ type Listed struct{ e *fileEntry }
 
 // ID is the session's ID.
 func (l Listed) ID() string { return l.e.id }
+
+// Parent is the ID of the session this one was forked from, if any.
+func (l Listed) Parent() string { return l.e.parent }
 
 // Summary is the session's summary.
 func (l Listed) Summary() Summary { return l.e.summary() }

@@ -50,7 +50,9 @@ func TestFolderOrdered(t *testing.T) {
 // the wrong order (a cache some other build wrote).
 func TestViewOrder(t *testing.T) {
 	at := func(min int) time.Time { return time.Date(2026, 12, 2, 10, min, 0, 0, time.UTC) }
-	e := func(id string, min int) *fileEntry { return newEntry(stamp{}, Summary{ID: id, UpdatedAt: at(min)}, time.Time{}) }
+	e := func(id string, min int) *fileEntry {
+		return newEntry(stamp{}, Summary{ID: id, UpdatedAt: at(min)}, time.Time{})
+	}
 	a, b, c := e("a", 3), e("b", 2), e("c", 1)
 	tests := []struct {
 		name  string

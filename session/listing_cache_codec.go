@@ -315,7 +315,7 @@ func decodeCacheBody(body []byte, n int) (map[string]*fileEntry, []*fileEntry, e
 		if r.err != nil {
 			return nil, nil, fmt.Errorf("entry %d: %w", i, r.err)
 		}
-		e.updated, e.raw = sum.UpdatedAt, all[from:r.off]
+		e.updated, e.parent, e.raw = sum.UpdatedAt, sum.Parent, all[from:r.off]
 		e.flags = headFlags(&sum)
 		if err := ValidateID(e.id); err != nil {
 			return nil, nil, fmt.Errorf("entry %d: %w", i, err)

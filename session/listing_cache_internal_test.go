@@ -63,8 +63,9 @@ func TestListingCacheRoundTrip(t *testing.T) {
 			if got.full != nil {
 				t.Errorf("a cached entry decoded whole at once")
 			}
-			if got.id != tt.sum.ID || !got.updated.Equal(tt.sum.UpdatedAt) || got.flags != headFlags(&tt.sum) {
-				t.Errorf("head %q %v %b, want %q %v %b", got.id, got.updated, got.flags, tt.sum.ID, tt.sum.UpdatedAt, headFlags(&tt.sum))
+			if got.id != tt.sum.ID || !got.updated.Equal(tt.sum.UpdatedAt) || got.flags != headFlags(&tt.sum) || got.parent != tt.sum.Parent {
+				t.Errorf("head %q %v %b %q, want %q %v %b %q", got.id, got.updated, got.flags, got.parent,
+					tt.sum.ID, tt.sum.UpdatedAt, headFlags(&tt.sum), tt.sum.Parent)
 			}
 			gotSum := got.summary()
 			if diff := cmp.Diff(tt.sum, gotSum, sameTime); diff != "" {

@@ -122,13 +122,14 @@ type listedSession struct {
 }
 
 func (m *mycoMCP) list(_ context.Context, _ *mcp.CallToolRequest, in mcpListInput) (*mcp.CallToolResult, any, error) {
-	sums, err := m.st.sessions.List(session.ListOptions{Archived: in.Archived})
+	// A page of the listing: the rest of it is not decoded.
+	limit := bounded(in.Limit, mcpListDefault, mcpListMax)
+	sums, _, err := m.st.sessions.ListPage(session.ListOptions{Archived: in.Archived}, 0, limit)
 	if err != nil {
 		return nil, nil, err
 	}
-	limit := bounded(in.Limit, mcpListDefault, mcpListMax)
 	out := []listedSession{}
-	for _, s := range sums[:min(limit, len(sums))] {
+	for _, s := range sums {
 		out = append(out, listedSession{
 			ID: s.ID, Name: s.Name, Title: s.Title, Model: s.Model, Cwd: s.Cwd, Messages: s.Messages,
 			UpdatedAt: s.UpdatedAt.UTC().Format("2006-01-02T15:04:05Z"), Damaged: s.Damaged,
