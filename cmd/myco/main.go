@@ -18,12 +18,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "myco: warning: %v\n", err)
 	}
 	// The process's memory, like its secrets: main's, not run's.
+	e := env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	if managesMemoryLimit(os.Getenv) {
 		keepMemoryLimit() // for the life of the process
-		pauseCollector(startPause)
+		e.started = pauseCollector(startPause)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	err := runIn(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }

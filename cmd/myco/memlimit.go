@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -80,17 +81,22 @@ func afterEachGC(fn func()) (stop func()) {
 	return func() { stopped.Store(true) }
 }
 
-// startPause is how long the collector's pacing waits at the start.
+// startPause is the longest the collector's pacing waits at the start.
 const startPause = time.Second
 
-// pauseCollector turns off the collector's pacing (GOGC) for d, then puts
-// back what it was. The soft limit (keepMemoryLimit) still holds, so the
-// heap cannot pass it meanwhile; only the small heap goals of a young
+// pauseCollector turns off the collector's pacing (GOGC) until the
+// returned resume is called or d has passed, whichever comes first, then
+// puts back what it was. The soft limit (keepMemoryLimit) still holds, so
+// the heap cannot pass it meanwhile; only the small heap goals of a young
 // process go. A restart on 10,000 sessions grows the heap from 4 to 12 MB
 // while it reads its listing, and paced from 4 MB it ran three
 // collections in its first 110 ms, ~20 ms of CPU on two cores: its first
-// page came 6% later (docs/PERFORMANCE.md, "The collector at the start").
-func pauseCollector(d time.Duration) {
+// page came 6% later. The server resumes as it starts serving: left off
+// through its first pages, the heap ran up to the soft limit and was the
+// run's peak (docs/PERFORMANCE.md, "The collector at the start").
+func pauseCollector(d time.Duration) (resume func()) {
 	was := debug.SetGCPercent(-1)
-	time.AfterFunc(d, func() { debug.SetGCPercent(was) })
+	resume = sync.OnceFunc(func() { debug.SetGCPercent(was) })
+	time.AfterFunc(d, resume)
+	return resume
 }

@@ -77,17 +77,41 @@ func gcPercent() int {
 }
 
 func TestPauseCollector(t *testing.T) {
-	was := debug.SetGCPercent(75)
-	defer debug.SetGCPercent(was)
-	pauseCollector(50 * time.Millisecond)
-	if p := gcPercent(); p != -1 {
-		t.Fatalf("GOGC %d during the pause, want off (-1)", p)
+	tests := []struct {
+		name   string
+		pause  time.Duration
+		resume bool // resumed by the caller, not by the time
+	}{
+		{"until the time passes", 50 * time.Millisecond, false},
+		{"until resumed", time.Hour, true},
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for gcPercent() != 75 {
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d after the pause, want 75 back", gcPercent())
-		}
-		time.Sleep(10 * time.Millisecond)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			was := debug.SetGCPercent(75)
+			defer debug.SetGCPercent(was)
+			resume := pauseCollector(tt.pause)
+			if p := gcPercent(); p != -1 {
+				t.Fatalf("GOGC %d during the pause, want off (-1)", p)
+			}
+			if tt.resume {
+				resume()
+				if p := gcPercent(); p != 75 {
+					t.Fatalf("GOGC %d once resumed, want 75 back", p)
+				}
+				debug.SetGCPercent(60)
+				resume() // a second call changes nothing
+				if p := gcPercent(); p != 60 {
+					t.Fatalf("a second resume set GOGC %d, want it left at 60", p)
+				}
+				return
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for gcPercent() != 75 {
+				if time.Now().After(deadline) {
+					t.Fatalf("GOGC %d after the pause, want 75 back", gcPercent())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -36,6 +36,9 @@ type env struct {
 	getenv         func(string) string
 	stdin          io.Reader // answers to a question (a delete asks on a terminal)
 	stdout, stderr io.Writer
+	// started, if set, is called once the server serves (its URL line
+	// written): main ends the collector's start pause with it.
+	started func()
 }
 
 const usage = `myco - work with an LLM agent from a browser tab
@@ -86,7 +89,12 @@ myco run, a turn that did not end with an answer), 2 on a bad command line.
 
 // run is the whole program: main only wires the process to it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	return runIn(ctx, env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runIn is run in e.
+func runIn(ctx context.Context, e env, args []string) error {
+	stderr := e.stderr
 	fs := newFlagSet("myco", stderr)
 	profile := fs.String("profile", "", "profile name (default \"default\")")
 	addr := fs.String("addr", "", "address to listen on (loopback only; default: the profile's last one, else 127.0.0.1:0)")
@@ -117,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "import":
 		return importCommand(ctx, e, *profile, rest[1:])
 	case "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(e.stdout, usage)
 		return nil
 	default:
 		fmt.Fprintf(stderr, "myco: unknown command %q\n\n%s", rest[0], usage)

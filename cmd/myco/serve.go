@@ -286,6 +286,9 @@ func runServer(ctx context.Context, e env, st *stores, settings *profiles.LiveSe
 	}
 	link := srv.URL() + page + "?token=" + token
 	fmt.Fprintf(e.stdout, "myco is serving profile %q at %s\n", st.profile.Name, link)
+	if e.started != nil {
+		e.started()
+	}
 	if !opts.noOpen {
 		openBrowser(e, link)
 	}
