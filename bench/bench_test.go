@@ -103,6 +103,33 @@ NOT COMPARED list: the baseline or this run has no figure for it
 	}
 }
 
+// TestMachineNote: the note appears only when the floor moved by a
+// quarter or more.
+func TestMachineNote(t *testing.T) {
+	floor := func(old, cur string) []change {
+		return []change{{name: "StartupFloor-2", unit: "sec/op", old: old, new: cur}}
+	}
+	tests := []struct {
+		name    string
+		changes []change
+		want    string // in the note; "" for no note
+	}{
+		{"same machine", floor("0.046", "0.044"), ""},
+		{"a faster machine", floor("0.04597", "0.008864"), "took 8.9 ms here, 46.0 ms in the baseline (0.19x)"},
+		{"a slower machine", floor("0.010", "0.030"), "(3.00x)"},
+		{"no floor measured", nil, ""},
+		{"the floor in another unit", []change{{name: "StartupFloor-2", unit: "B/op", old: "1", new: "9"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := machineNote(tt.changes)
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("machineNote = %q, want one holding %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestBaselineTakesEveryRow: a baseline of some rows would drop the
 // others' figures, so baseline refuses -rows before running anything.
 func TestBaselineTakesEveryRow(t *testing.T) {

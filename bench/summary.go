@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // summarize prints, per row of the table, whether it got worse: one line
@@ -21,6 +23,9 @@ func summarize(w io.Writer, list []entry, changes []change, failed []string, min
 	}
 	if n == 0 {
 		fmt.Fprintln(w, "none")
+	}
+	if note := machineNote(changes); note != "" {
+		fmt.Fprintln(w, note)
 	}
 	for _, row := range failed {
 		fmt.Fprintf(w, "FAILED %-13s its benchmark did not run to the end (see above)\n", row)
@@ -61,4 +66,28 @@ func rowCompared(list []entry, changes []change, row string) bool {
 		}
 	}
 	return false
+}
+
+// machineNote says so when the stack's floor (startup-floor: the
+// libraries myco links, none of myco) ran at another speed than in the
+// baseline: the time rows then compare machines as much as builds. A
+// baseline taken on a machine twice as slow hides a regression of 100%.
+func machineNote(changes []change) string {
+	for _, c := range changes {
+		if c.unit != "sec/op" || !strings.HasPrefix(c.name, "StartupFloor") {
+			continue
+		}
+		old, err1 := strconv.ParseFloat(c.old, 64)
+		cur, err2 := strconv.ParseFloat(c.new, 64)
+		if err1 != nil || err2 != nil || old <= 0 || cur <= 0 {
+			return ""
+		}
+		if r := cur / old; r > 0.8 && r < 1.25 {
+			return ""
+		}
+		return fmt.Sprintf("MACHINE the stack's floor (startup-floor) took %.1f ms here, %.1f ms in the baseline (%.2fx):\n"+
+			"        time rows moved with the machine; to compare builds, take both on this one (task bench:baseline on the build before)",
+			cur*1e3, old*1e3, cur/old)
+	}
+	return ""
 }
