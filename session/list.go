@@ -802,19 +802,8 @@ func (s *Store) listView(opts ListOptions) (*listView, error) {
 	return v, nil
 }
 
-// listingOrder is a listing's order: pinned sessions first, then each
-// part newest first (newestFirst).
-func listingOrder(a, b *Summary) int {
-	if a.Pinned != b.Pinned {
-		if a.Pinned {
-			return -1
-		}
-		return 1
-	}
-	return newestFirst(a, b)
-}
-
-// entryOrder is listingOrder on entries' heads.
+// entryOrder is a listing's order: pinned sessions first, then each
+// part newest first, then by ID (as newestFirst orders summaries).
 func entryOrder(a, b *fileEntry) int {
 	if a.pinned() != b.pinned() {
 		if a.pinned() {
