@@ -147,16 +147,7 @@ const flagUnencodable = 1 << 7
 
 // headFlags are the flags of sum that an entry's head keeps.
 func headFlags(sum *Summary) byte {
-	var f byte
-	if sum.Archived {
-		f |= flagArchived
-	}
-	if sum.Subagent {
-		f |= flagSubagent
-	}
-	if sum.Pinned {
-		f |= flagPinned
-	}
+	f := cacheFlags(sum) & (flagArchived | flagSubagent | flagPinned)
 	if !encodableYears(sum) {
 		f |= flagUnencodable
 	}

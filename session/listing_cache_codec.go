@@ -40,6 +40,23 @@ const (
 	flagPinned
 )
 
+// cacheFlags is the flags byte of s's entry.
+func cacheFlags(s *Summary) byte {
+	var flags byte
+	for _, f := range [...]struct {
+		on  bool
+		bit byte
+	}{
+		{s.Archived, flagArchived}, {s.Failed, flagFailed}, {s.Subagent, flagSubagent},
+		{s.GoalBlocked, flagGoalBlocked}, {s.Pinned, flagPinned},
+	} {
+		if f.on {
+			flags |= f.bit
+		}
+	}
+	return flags
+}
+
 // appendCacheEntry appends e's encoding to b: a cached entry's own bytes,
 // as they were read.
 func appendCacheEntry(b []byte, e *fileEntry) []byte {
@@ -57,23 +74,7 @@ func appendCacheEntry(b []byte, e *fileEntry) []byte {
 	b = appendString(b, s.Cwd)
 	b = appendCacheTime(b, s.CreatedAt)
 	b = appendCacheTime(b, s.UpdatedAt)
-	var flags byte
-	if s.Archived {
-		flags |= flagArchived
-	}
-	if s.Failed {
-		flags |= flagFailed
-	}
-	if s.Subagent {
-		flags |= flagSubagent
-	}
-	if s.GoalBlocked {
-		flags |= flagGoalBlocked
-	}
-	if s.Pinned {
-		flags |= flagPinned
-	}
-	b = append(b, flags)
+	b = append(b, cacheFlags(s))
 	b = binary.AppendVarint(b, int64(s.Messages))
 	b = binary.AppendVarint(b, int64(s.Threads))
 	b = appendString(b, s.Parent)
