@@ -21,6 +21,8 @@ func main() {
 	e := env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	if managesMemoryLimit(os.Getenv) {
 		keepMemoryLimit() // for the life of the process
+	}
+	if pausesCollectorAtStart(os.Getenv) {
 		e.started = pauseCollector(startPause)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -32,6 +32,13 @@ func managesMemoryLimit(getenv func(string) string) bool {
 	return getenv("GOMEMLIMIT") == ""
 }
 
+// pausesCollectorAtStart says whether the start holds off the
+// collector's pacing (pauseCollector): only when myco manages the limit
+// and the person chose no pacing (GOGC) of their own.
+func pausesCollectorAtStart(getenv func(string) string) bool {
+	return managesMemoryLimit(getenv) && getenv("GOGC") == ""
+}
+
 // limitFor is the soft limit for a live heap of live bytes: the default,
 // or half as much again as is live and 8 MiB more, whichever is larger.
 // A fixed limit under what a large session needs made the collector run

@@ -21,6 +21,24 @@ func TestManagesMemoryLimit(t *testing.T) {
 	}
 }
 
+func TestPausesCollectorAtStart(t *testing.T) {
+	tests := []struct {
+		gogc, gomemlimit string
+		want             bool
+	}{
+		{"", "", true},
+		{"50", "", false}, // the person's pacing, from the start
+		{"off", "", false},
+		{"", "200MiB", false}, // the person's limit: myco manages neither
+	}
+	for _, tt := range tests {
+		env := map[string]string{"GOGC": tt.gogc, "GOMEMLIMIT": tt.gomemlimit}
+		if got := pausesCollectorAtStart(func(name string) string { return env[name] }); got != tt.want {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: pauses %v, want %v", tt.gogc, tt.gomemlimit, got, tt.want)
+		}
+	}
+}
+
 func TestLimitFor(t *testing.T) {
 	tests := []struct {
 		live uint64
