@@ -83,6 +83,27 @@ func newHub(snapshot func(id string) (event.Snapshot, error), log *slog.Logger) 
 type queued struct {
 	id int64
 	ev event.Event // nil: a heartbeat
+	// joined, once a delta merged into ev (mergeable), is ev's text and
+	// theirs: a builder, where a string per merge copied all the text
+	// merged so far, the square of an answer's length while a busy
+	// publisher let a long answer pile up.
+	joined *strings.Builder
+}
+
+// event is q's event, the deltas merged into it joined.
+func (q queued) event() event.Event {
+	if q.joined == nil {
+		return q.ev
+	}
+	switch d := q.ev.(type) {
+	case event.TextDelta:
+		d.Text = q.joined.String()
+		return d
+	case event.ThinkingDelta:
+		d.Text = q.joined.String()
+		return d
+	}
+	return q.ev
 }
 
 // publisher serialises one session's events from its own goroutine, so a
@@ -179,8 +200,14 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.track(ev)
 	p.trackRunning(ev)
 	if n := len(p.queue); n > 0 && p.queue[n-1].id > p.barrier {
-		if merged, ok := mergeDeltas(p.queue[n-1].ev, ev); ok {
-			p.queue[n-1] = queued{id: p.lastID, ev: merged}
+		last := &p.queue[n-1]
+		if first, more, ok := mergeable(last.ev, ev); ok {
+			if last.joined == nil {
+				last.joined = new(strings.Builder)
+				last.joined.WriteString(first)
+			}
+			last.joined.WriteString(more)
+			last.id = p.lastID
 			p.mu.Unlock()
 			p.signal()
 			return
@@ -191,22 +218,20 @@ func (p *publisher) enqueue(ev event.Event) {
 	p.signal()
 }
 
-// mergeDeltas joins b to a when both are deltas of one kind (text or
-// thinking) of one message: the tab appends them alike.
-func mergeDeltas(a, b event.Event) (event.Event, bool) {
+// mergeable reports whether b joins a, and their texts: deltas of one
+// kind (text or thinking) of one message, which the tab appends alike.
+func mergeable(a, b event.Event) (aText, bText string, ok bool) {
 	switch d := b.(type) {
 	case event.TextDelta:
 		if ld, ok := a.(event.TextDelta); ok && ld.Message == d.Message {
-			ld.Text += d.Text
-			return ld, true
+			return ld.Text, d.Text, true
 		}
 	case event.ThinkingDelta:
 		if ld, ok := a.(event.ThinkingDelta); ok && ld.Message == d.Message {
-			ld.Text += d.Text
-			return ld, true
+			return ld.Text, d.Text, true
 		}
 	}
-	return nil, false
+	return "", "", false
 }
 
 // partial is the message streaming now. Its text and its rendered blocks
@@ -325,9 +350,10 @@ func (p *publisher) send(q queued) {
 	if len(p.subs) == 0 {
 		return
 	}
-	f := frame{id: q.id, ev: q.ev}
-	if q.ev != nil {
-		data, err := json.Marshal(q.ev)
+	ev := q.event()
+	f := frame{id: q.id, ev: ev}
+	if ev != nil {
+		data, err := json.Marshal(ev)
 		if err != nil {
 			p.log.Error("event not encodable", "event", q.ev.Name(), "err", err)
 			return

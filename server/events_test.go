@@ -33,7 +33,7 @@ func TestPublisherMergesPiledUpDeltas(t *testing.T) {
 	}
 	var got []string
 	for _, q := range p.queue {
-		if d, ok := q.ev.(event.TextDelta); ok {
+		if d, ok := q.event().(event.TextDelta); ok {
 			got = append(got, d.Message+":"+d.Text)
 		} else {
 			got = append(got, q.ev.Name())

@@ -35,7 +35,7 @@ func TestThinkingDeltasMerge(t *testing.T) {
 	}
 	var got []string
 	for _, q := range p.queue {
-		got = append(got, describe(q.ev))
+		got = append(got, describe(q.event()))
 	}
 	want := "think a:Let me see|text a:It is|think b:hm"
 	if strings.Join(got, "|") != want {
@@ -72,7 +72,7 @@ func TestSnapshotCarriesStreamingThinking(t *testing.T) {
 	if n := len(p.queue); n != 3 {
 		t.Fatalf("%d queued, want the delta after the snapshot apart from those in it", n)
 	}
-	if d := p.queue[2].ev.(event.ThinkingDelta); d.Text != " next" {
+	if d := p.queue[2].event().(event.ThinkingDelta); d.Text != " next" {
 		t.Errorf("after the snapshot the tab gets %q", d.Text)
 	}
 	p.enqueue(event.MessageEnd{Message: "m"})
