@@ -7,9 +7,10 @@ import (
 	"myco/server/event"
 )
 
-// TestMergedDeltasCostTheirLength (merging itself: TestPublisherMergesPiledUpDeltas): 2,000 deltas that pile up cost about
+// TestMergedDeltasCostTheirLength: 2,000 deltas that pile up cost about
 // their own bytes, not a copy of all merged so far per delta (which was
-// 2,000²/2 × 20 bytes, 40 MB, for these 40 KB).
+// 2,000²/2 × 20 bytes, 40 MB, for these 40 KB). What merges with what:
+// TestPublisherMergesPiledUpDeltas.
 func TestMergedDeltasCostTheirLength(t *testing.T) {
 	p := newTestPublisher()
 	delta := event.TextDelta{Message: "m1", Text: "twenty bytes of text"}
