@@ -54,7 +54,7 @@ func (s *Server) boardView() (web.BoardView, error) {
 		if sum.Damaged != "" || busy[sum.ID] {
 			continue
 		}
-		row := web.BoardRow{ID: sum.ID, Title: sum.Title, Since: sum.UpdatedAt}
+		row := web.BoardRow{ID: sum.ID, Title: web.SessionTitle(sum.Title, sum.Parent, sum.ParentTitle), Since: sum.UpdatedAt}
 		switch {
 		case sum.Failed:
 			row.What = "its last turn failed"
@@ -81,6 +81,9 @@ func (s *Server) activityRow(a live.Activity) web.BoardRow {
 	row := web.BoardRow{ID: a.Session, What: web.BoardStatusText(a.Status, a.Detail), Since: a.Since, Parent: a.Parent}
 	if h, err := s.opts.Sessions.Header(a.Session); err == nil {
 		row.Title = h.Title
+		if a.Parent == "" { // a fork is named as the listings name it; a sub-agent's row names whose it is
+			row.Title = web.SessionTitle(h.Title, h.Parent, h.ParentTitle)
+		}
 	}
 	if a.Parent != "" {
 		if h, err := s.opts.Sessions.Header(a.Parent); err == nil {

@@ -104,3 +104,32 @@ func TestBoardShowsWhatNeedsThePerson(t *testing.T) {
 		t.Fatal("the home page has no board, or not the session that asks")
 	}
 }
+
+// An untitled fork is named on the board as the listings name it, "Fork
+// of" its parent, not Untitled.
+func TestBoardNamesAForkAsTheListingDoes(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t, "anthropic")
+	parent := cs.create("Parent things")
+	wantStatus(t, cs.send(parent.ID, "[[say:all done]]"), http.StatusAccepted)
+	waitBoard(t, cs, "the parent done", func(g map[string][]string) bool { return has(g["done"], parent.ID) })
+	resp := cs.do("POST", "/api/sessions/"+parent.ID+"/fork", nil)
+	wantStatus(t, resp, http.StatusCreated)
+	fork := decode[struct{ ID string }](t, resp)
+	waitBoard(t, cs, "the fork done", func(g map[string][]string) bool { return has(g["done"], fork.ID) })
+	board := cs.do("GET", "/partials/board", nil)
+	body, _ := io.ReadAll(board.Body)
+	board.Body.Close()
+	html := string(body)
+	i := strings.Index(html, `data-session="`+fork.ID+`"`)
+	if i < 0 {
+		t.Fatal("the fork's row is not on the board")
+	}
+	row := html[i:]
+	if end := strings.Index(row, "</li>"); end >= 0 {
+		row = row[:end]
+	}
+	if !strings.Contains(row, "Fork of Parent things") {
+		t.Errorf("the fork's board row does not say %q:\n%s", "Fork of Parent things", row)
+	}
+}

@@ -352,7 +352,7 @@ func forkViews(forks []session.Summary) []ForkView {
 	out := make([]ForkView, 0, len(forks))
 	for _, f := range forks {
 		out = append(out, ForkView{
-			ID: f.ID, Title: sessionTitle(f.Title, f.Parent, f.ParentTitle),
+			ID: f.ID, Title: SessionTitle(f.Title, f.Parent, f.ParentTitle),
 			UpdatedAt: f.UpdatedAt, Archived: f.Archived,
 		})
 	}

@@ -68,7 +68,7 @@ type SessionRow struct {
 func NewSessionRow(s session.Summary) SessionRow {
 	row := SessionRow{
 		ID:        s.ID,
-		Title:     sessionTitle(s.Title, s.Parent, s.ParentTitle),
+		Title:     SessionTitle(s.Title, s.Parent, s.ParentTitle),
 		Model:     s.Model,
 		UpdatedAt: s.UpdatedAt,
 		Messages:  s.Messages,
@@ -229,10 +229,10 @@ func titleOr(title string) string {
 	return title
 }
 
-// sessionTitle is the title people see for a session: its own, or, for a
+// SessionTitle is the title people see for a session: its own, or, for a
 // fork that has none yet, "Fork of" its parent's (the fork's own title,
 // automatic or given, replaces it later), else Untitled.
-func sessionTitle(title, parent, parentTitle string) string {
+func SessionTitle(title, parent, parentTitle string) string {
 	if title == "" && parent != "" {
 		return forkTitle(parentTitle)
 	}
