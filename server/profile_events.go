@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"iter"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -200,26 +201,35 @@ func (f *feed) current() (map[string]listed, error) {
 	prev := f.told
 	f.mu.Unlock()
 	now := make(map[string]listed, nActive+nArchived)
-	for l := range active {
-		// A session unchanged since the last look is not decoded again:
-		// a look at 10,000 sessions follows every change of one.
-		n, ok := prev[l.ID()]
-		if !ok || n.from != l || n.archived {
-			sum := l.Summary()
-			n = listed{from: l, title: sum.Title, failed: sum.Failed, updated: sum.UpdatedAt, marks: marksOf(sum)}
+	for _, part := range []struct {
+		sessions iter.Seq[session.Listed]
+		archived bool
+	}{{active, false}, {archived, true}} {
+		for l := range part.sessions {
+			// A session unchanged since the last look is not decoded
+			// again: a look at 10,000 sessions follows every change of one.
+			n, ok := prev[l.ID()]
+			if !ok || n.from != l {
+				n = newListed(l, part.archived)
+			}
+			if !n.archived {
+				n.status = f.statusFor(l.ID(), n.failed)
+			}
+			now[l.ID()] = n
 		}
-		n.status = f.statusFor(l.ID(), n.failed)
-		now[l.ID()] = n
-	}
-	for l := range archived {
-		n, ok := prev[l.ID()]
-		if !ok || n.from != l || !n.archived {
-			sum := l.Summary()
-			n = listed{from: l, title: sum.Title, updated: sum.UpdatedAt, archived: true}
-		}
-		now[l.ID()] = n
 	}
 	return now, nil
+}
+
+// newListed is what a listing shows of l; an archived session has no
+// status, pin or tags there.
+func newListed(l session.Listed, archived bool) listed {
+	sum := l.Summary()
+	n := listed{from: l, title: sum.Title, updated: sum.UpdatedAt, archived: archived}
+	if !archived {
+		n.failed, n.marks = sum.Failed, marksOf(sum)
+	}
+	return n
 }
 
 // diffListing is what tells a tab that knows prev about now, in the order
