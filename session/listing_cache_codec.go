@@ -129,7 +129,14 @@ type cacheReader struct {
 
 // newCacheReader reads s, which is never written: b is s's bytes.
 func newCacheReader(s string) cacheReader {
-	return cacheReader{b: unsafe.Slice(unsafe.StringData(s), len(s)), s: s}
+	var r cacheReader
+	r.reset(s)
+	return r
+}
+
+// reset makes r read s from its start, keeping its Usage slab.
+func (r *cacheReader) reset(s string) {
+	r.b, r.s, r.off, r.err = unsafe.Slice(unsafe.StringData(s), len(s)), s, 0, nil
 }
 
 // summaryOf sets *sum to e's summary: its own, or decoded from its bytes
@@ -140,12 +147,9 @@ func (r *cacheReader) summaryOf(e *fileEntry, sum *Summary) {
 		*sum = *e.full
 		return
 	}
-	usages, exact := r.usages, r.exact
-	*r = newCacheReader(e.raw)
-	r.usages, r.exact = usages, exact
-	r.head()
+	r.reset(e.raw)
+	sum.ID, _ = r.head()
 	r.summary(sum)
-	sum.ID = e.id
 }
 
 func (r *cacheReader) fail() {
