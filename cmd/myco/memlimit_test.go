@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
@@ -131,5 +134,49 @@ func TestPauseCollector(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// The start pause ends as the server serves: env.started runs once its
+// URL line is written, and a command that serves nothing never runs it
+// (its pause ends by the time).
+func TestStartedWhenServing(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string {
+		if k == "MYCO_HOME" {
+			return home
+		}
+		return ""
+	}
+	var out, errOut syncBuffer
+	started := make(chan bool, 1)
+	e := env{getenv: getenv, stdout: &out, stderr: &errOut, started: func() {
+		started <- strings.Contains(out.String(), "myco is serving profile")
+	}}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- runIn(ctx, e, []string{"--no-open"}) }()
+	select {
+	case afterURL := <-started:
+		if !afterURL {
+			t.Errorf("started ran before the URL line: %q", out.String())
+		}
+	case err := <-served:
+		t.Fatalf("myco ended before it served: %v %q", err, errOut.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("started never ran: %q %q", out.String(), errOut.String())
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("myco: %v", err)
+	}
+
+	called := false
+	e = env{getenv: getenv, stdout: io.Discard, stderr: io.Discard, started: func() { called = true }}
+	if err := runIn(t.Context(), e, []string{"sessions", "list"}); err != nil {
+		t.Fatal(err)
+	}
+	if called {
+		t.Error("sessions list ran started: it serves nothing")
 	}
 }
