@@ -131,8 +131,46 @@ type publisher struct {
 type subscriber struct {
 	after   int64               // its snapshot's sequence number
 	running []event.RunningTool // what ran as of after, for its snapshot
-	frames  chan frame
-	gone    chan struct{} // closed when dropped or unsubscribed
+	gone    chan struct{}       // closed when dropped or unsubscribed
+	ready   chan struct{}       // holds a token while pending is not empty
+
+	mu      sync.Mutex
+	pending []frame // not yet taken by the tab's pump; at most subscriberBuffer
+}
+
+func newSubscriber(after int64, running []event.RunningTool) *subscriber {
+	return &subscriber{after: after, running: running, gone: make(chan struct{}), ready: make(chan struct{}, 1)}
+}
+
+// offer queues f for the tab, or reports false when the tab is a whole
+// buffer behind. The queue is a slice that grows with what is pending
+// rather than a channel of subscriberBuffer frames: a buffered channel
+// costs its whole capacity up front, 48 KB for each open tab, and the
+// pump's batch as much again, for a backlog that is a few frames.
+func (s *subscriber) offer(f frame) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) >= subscriberBuffer {
+		return false
+	}
+	s.pending = append(s.pending, f)
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take returns what is pending, in order, and keeps spare (emptied) to
+// queue the next frames in: the pump hands back its last batch, so two
+// slices alternate and a steady stream allocates nothing.
+func (s *subscriber) take(spare []frame) []frame {
+	clear(spare) // the events it held can go
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	batch := s.pending
+	s.pending = spare[:0]
+	return batch
 }
 
 // frame is one event with its id, encoded once for every tab.
@@ -288,10 +326,7 @@ func (p *publisher) track(ev event.Event) {
 func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := &subscriber{
-		after: p.lastID, running: p.runningNow(time.Now()),
-		frames: make(chan frame, subscriberBuffer), gone: make(chan struct{}),
-	}
+	s := newSubscriber(p.lastID, p.runningNow(time.Now()))
 	p.subs[s] = struct{}{}
 	p.barrier = p.lastID // a delta already in the snapshot is never sent again
 	var part *event.Partial
@@ -364,9 +399,7 @@ func (p *publisher) send(q queued) {
 		if q.ev != nil && q.id <= s.after {
 			continue // already in its snapshot
 		}
-		select {
-		case s.frames <- f:
-		default:
+		if !s.offer(f) {
 			p.log.Warn("event stream fell behind; dropped", "session", p.id)
 			delete(p.subs, s)
 			close(s.gone)

@@ -54,8 +54,12 @@ func TestSnapshotCarriesRenderedBlocks(t *testing.T) {
 	publish(answer[half:])
 	h.Publish("s", event.MessageEnd{Message: "m"})
 	html, text, upto := part.HTML, part.Text, part.Upto
+	frames := frameReader{sub: sub}
 	for done := false; !done; {
-		f := <-sub.frames
+		f, ok := frames.next()
+		if !ok {
+			t.Fatal("the subscriber was dropped")
+		}
 		if f.id <= seq {
 			t.Fatalf("frame %d not after the snapshot's %d", f.id, seq)
 		}

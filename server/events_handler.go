@@ -257,23 +257,14 @@ func (t *tab) pump() {
 	if !t.publish(t.first) {
 		return
 	}
-	batch := make([]frame, 0, subscriberBuffer)
+	var batch []frame
 	for {
 		select {
 		case <-t.sub.gone:
 			return
-		case f := <-t.sub.frames:
-			batch = append(batch[:0], f)
+		case <-t.sub.ready:
 		}
-	drain:
-		for len(batch) < subscriberBuffer {
-			select {
-			case f := <-t.sub.frames:
-				batch = append(batch, f)
-			default:
-				break drain
-			}
-		}
+		batch = t.sub.take(batch)
 		for _, f := range merge(batch) {
 			if !t.publish(f) {
 				return

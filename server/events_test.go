@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -126,11 +127,10 @@ func TestSubscribeMidStreamLosesAndRepeatsNothing(t *testing.T) {
 	if partial != nil {
 		text = partial.Text
 	}
+	frames := frameReader{sub: sub}
 	for done := false; !done; {
-		var f frame
-		select {
-		case f = <-sub.frames:
-		case <-sub.gone:
+		f, ok := frames.next()
+		if !ok {
 			t.Fatal("the subscriber was dropped")
 		}
 		if f.id <= seq {
@@ -357,4 +357,77 @@ func readSSE(r io.Reader, out chan<- sseLine) {
 			ev.data += line[6:]
 		}
 	}
+}
+
+// frameReader reads a subscriber's queue one frame at a time, as the
+// tab's pump would take it in batches.
+type frameReader struct {
+	sub *subscriber
+	buf []frame
+}
+
+// next waits for the next frame; false when the subscriber is dropped.
+func (r *frameReader) next() (frame, bool) {
+	for len(r.buf) == 0 {
+		select {
+		case <-r.sub.gone:
+			return frame{}, false
+		case <-r.sub.ready:
+		}
+		r.buf = r.sub.take(nil)
+	}
+	f := r.buf[0]
+	r.buf = r.buf[1:]
+	return f, true
+}
+
+// A tab's queue holds up to subscriberBuffer frames, in order, and then
+// refuses (the publisher drops the tab); the pump's two batches then
+// alternate without allocating.
+func TestSubscriberQueueIsBoundedAndReused(t *testing.T) {
+	// Not parallel: AllocsPerRun counts the whole process.
+	s := newSubscriber(0, nil)
+	for i := range subscriberBuffer {
+		if !s.offer(frame{id: int64(i + 1)}) {
+			t.Fatalf("frame %d refused; the queue holds %d", i+1, subscriberBuffer)
+		}
+	}
+	if s.offer(frame{id: subscriberBuffer + 1}) {
+		t.Fatal("a full queue took one more frame")
+	}
+	batch := s.take(nil)
+	if len(batch) != subscriberBuffer || batch[0].id != 1 || batch[len(batch)-1].id != subscriberBuffer {
+		t.Fatalf("took %d frames (%v … %v), want 1 … %d", len(batch), batch[0], batch[len(batch)-1], subscriberBuffer)
+	}
+	var spare []frame
+	steady := testing.AllocsPerRun(100, func() {
+		for i := range 8 {
+			s.offer(frame{id: int64(i)})
+		}
+		<-s.ready
+		spare = s.take(spare)
+	})
+	if steady != 0 {
+		t.Errorf("a steady stream allocates %.0f times per batch, want 0", steady)
+	}
+}
+
+// An open tab that is not behind costs a few hundred bytes, not a
+// buffer's worth: 20 tabs streaming at once held 2 MB in channels and
+// batches sized for the worst backlog (issue 21's peak memory).
+func TestIdleSubscriberCostsLittle(t *testing.T) {
+	p := &publisher{wake: make(chan struct{}, 1), subs: map[*subscriber]struct{}{}}
+	const tabs = 100
+	subs := make([]*subscriber, 0, tabs)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range tabs {
+		s, _, _ := p.subscribe()
+		subs = append(subs, s)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / tabs; per > 2048 {
+		t.Errorf("a subscriber costs %d bytes, want under 2 KB", per)
+	}
+	runtime.KeepAlive(subs)
 }
