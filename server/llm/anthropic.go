@@ -67,7 +67,7 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	parent := ctx
 	ctx, unwatch := watch(ctx, c.idle)
 	defer unwatch()
-	stream := c.sdk.Messages.NewStreaming(ctx, params, opts...)
+	stream := c.streamMessages(ctx, params, opts...)
 	defer stream.Close()
 	var acc anthropic.Message
 	// Text and thinking deltas are gathered here rather than by
@@ -77,7 +77,7 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onText func(s
 	g := gathered{texts: map[int64]*strings.Builder{}, thoughts: map[int64]*strings.Builder{}, timers: map[int64]*thinkingTimer{}}
 	started, complete := false, false
 	for stream.Next() {
-		ev := stream.Current()
+		ev := stream.Current().MessageStreamEventUnion
 		started = true
 		if ev.Type == "content_block_delta" && (ev.Delta.Type == "text_delta" || ev.Delta.Type == "thinking_delta") {
 			if err := g.add(&acc, ev, onText, req.OnThinking); err != nil {
