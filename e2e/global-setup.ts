@@ -13,6 +13,9 @@ export default function globalSetup() {
   const race = process.env.MYCO_E2E_RACE === '1' ? ['-race'] : [];
   for (const [out, pkg] of [['myco', './cmd/myco'], ['fakellm', './e2e/fakellm/cmd/fakellm'], ['mcptest', './e2e/mcptest/cmd/mcptest']]) {
     const flags = out === 'myco' ? [...race, '-tags', 'myco_e2e'] : [];
-    execFileSync('go', ['build', ...flags, '-o', path.join(__dirname, '.bin', out), pkg], { cwd: root, stdio: 'inherit' });
+    // myco as the README's start command builds it (CGO_ENABLED=0), but
+    // the race detector needs cgo.
+    const env = out === 'myco' && race.length === 0 ? { ...process.env, CGO_ENABLED: '0' } : process.env;
+    execFileSync('go', ['build', ...flags, '-o', path.join(__dirname, '.bin', out), pkg], { cwd: root, stdio: 'inherit', env });
   }
 }

@@ -15,16 +15,16 @@ import (
 // (GOGC=100), and a burst of work (20 turns streaming at once) leaves the
 // process holding that headroom; the kernel counts it in the resident set
 // as long as it is mapped. With the limit the collector runs sooner once
-// the runtime's memory nears 32 MiB, which a desktop app idling beside a
+// the runtime's memory nears 24 MiB, which a desktop app idling beside a
 // browser should not exceed.
 //
 // In issue 21's load run (docs/PERFORMANCE.md, "the peak in two parts")
 // the peak was ~93 MB without a limit, 64 MB with 40 MiB and 57 MB with
 // 32 MiB, once the live heap of 10,000 listed sessions came down to
-// 13-16 MB. 32 MiB costs the 20 concurrent turns of that run ~15% more
-// CPU (500 words each, the fake model streaming with no delay); a turn
-// alone costs the same.
-const defaultMemoryLimit = 32 << 20
+// 13-16 MB. 24 MiB came once a streamed delta stopped costing 2.5 KB and
+// a tab's queue 96 KB ("24 MiB" there): anonymous memory 28.6 -> 21.3 MB,
+// for 3% more CPU in that run and 6% longer for its 20 concurrent turns.
+const defaultMemoryLimit = 24 << 20
 
 // managesMemoryLimit says whether myco sets the soft limit: not when
 // GOMEMLIMIT is set, which the runtime has read already (even "off").

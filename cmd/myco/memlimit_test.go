@@ -48,7 +48,8 @@ func TestLimitFor(t *testing.T) {
 		want int64
 	}{
 		{0, defaultMemoryLimit},
-		{16 << 20, defaultMemoryLimit}, // the load run's 10,000 sessions: the default binds
+		{10 << 20, defaultMemoryLimit}, // the load run's 10,000 sessions and 20 turns: the default binds
+		{16 << 20, 32 << 20},
 		{20 << 20, 38 << 20},
 		{100 << 20, 158 << 20}, // a large session: never under what it needs
 	}

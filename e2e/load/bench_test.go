@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"myco/e2e/internal/mycotest"
 )
 
 // BenchmarkPeakMemory is issue 21's row "peak memory (VmHWM)": a whole
@@ -65,6 +67,7 @@ func benchBinary(b *testing.B) string {
 	defer cancel()
 	// The test runs in e2e/load; the command is two folders up.
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "../../cmd/myco")
+	cmd.Env = mycotest.BuildEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build myco: %v\n%s", err, out)
 	}

@@ -115,7 +115,9 @@ func BenchmarkRestart10000(b *testing.B) {
 // not timed.
 func BenchmarkStartupFloor(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "floor")
-	if out, err := exec.CommandContext(b.Context(), "go", "build", "-o", bin, "myco/e2e/load/floor").CombinedOutput(); err != nil {
+	build := exec.CommandContext(b.Context(), "go", "build", "-o", bin, "myco/e2e/load/floor")
+	build.Env = mycotest.BuildEnv() // as myco is built
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build the floor: %v\n%s", err, out)
 	}
 	for b.Loop() {
