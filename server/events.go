@@ -118,6 +118,7 @@ type publisher struct {
 	lastID  int64 // the id of the last event published
 	barrier int64 // no delta merges into an event with an id up to this
 	queue   []queued
+	sending bool           // run holds a batch taken from queue
 	partial *partial       // the streaming message as of lastID
 	running []*runningTool // the calls and !commands running as of lastID (events_running.go)
 	subs    map[*subscriber]struct{}
@@ -341,6 +342,14 @@ func (p *publisher) subscribe() (*subscriber, int64, *event.Partial) {
 	return s, p.lastID, part
 }
 
+// sent reports whether every event published so far has been handed to
+// the tabs' queues.
+func (p *publisher) sent() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) == 0 && !p.sending
+}
+
 func (p *publisher) unsubscribe(s *subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -368,6 +377,7 @@ func (p *publisher) run() {
 			p.mu.Lock()
 			batch := p.queue
 			p.queue = nil
+			p.sending = len(batch) > 0
 			p.mu.Unlock()
 			if len(batch) == 0 {
 				break
@@ -513,10 +523,17 @@ func (h *Hub) ids() []string {
 // is only a guard against a hang at shutdown.
 const closeWait = 5 * time.Second
 
-// close ends every tab's stream, waits for their handlers to return and
-// then closes r3labs; call it before the HTTP server's shutdown, which
-// otherwise waits for the streams. r3labs' Close with a client still
-// connected leaks that client's goroutine, hence the wait.
+// drainWait bounds how long close waits for the tabs to be sent what was
+// published before it: a tab that stopped reading holds the shutdown
+// this long at most.
+const drainWait = time.Second
+
+// close lets every tab be sent what was published before it (the last
+// events of a turn that just ended: a `myco run` sharing this server
+// waits for its turn.end), then ends every tab's stream, waits for their
+// handlers to return and closes r3labs; call it before the HTTP server's
+// shutdown, which otherwise waits for the streams. r3labs' Close with a
+// client still connected leaks that client's goroutine, hence the wait.
 func (h *Hub) close() {
 	h.mu.Lock()
 	if h.shut {
@@ -529,6 +546,7 @@ func (h *Hub) close() {
 		tabs = append(tabs, t)
 	}
 	h.mu.Unlock()
+	h.drain(tabs)
 	close(h.closed) // every tab's watcher drops its tab
 	for _, p := range h.all() {
 		close(p.closing)
@@ -545,4 +563,32 @@ func (h *Hub) close() {
 		}
 	}
 	h.sse.Close()
+}
+
+// drain waits, for drainWait at most, until every publisher has handed
+// its events to the tabs and every tab has been sent them. Only a
+// shutdown calls it; it polls, as nothing else waits on these states.
+func (h *Hub) drain(tabs []*tab) {
+	deadline := time.Now().Add(drainWait)
+	for time.Now().Before(deadline) {
+		if h.drained(tabs) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	h.log.Warn("event streams not drained at shutdown", "wait", drainWait)
+}
+
+func (h *Hub) drained(tabs []*tab) bool {
+	for _, p := range h.all() {
+		if !p.sent() {
+			return false
+		}
+	}
+	for _, t := range tabs {
+		if !t.sentAll() {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -100,6 +101,14 @@ type tab struct {
 	pumped chan struct{} // closed when the pump returns
 	done   chan struct{} // closed when its handler has cleaned up
 
+	// What the tab was sent, for a shutdown to wait for (sentAll): the
+	// pump is working while it holds a batch, published counts the frames
+	// it handed r3labs and flushes r3labs' flushes of the response, one
+	// after the headers and one after each frame.
+	working   atomic.Bool
+	published atomic.Int64
+	flushes   atomic.Int64
+
 	mu      sync.Mutex
 	started bool // the pump runs
 	ended   bool // the handler is cleaning up: no pump may start
@@ -184,7 +193,7 @@ func (h *Hub) serveTab(w http.ResponseWriter, r *http.Request, id string, first 
 	// Nothing is replayed, the snapshot covers it; and a stale or foreign
 	// id must never become r3labs' 400, which closes an EventSource for good.
 	req.Header.Del("Last-Event-ID")
-	h.sse.ServeHTTP(w, req)
+	h.sse.ServeHTTP(countingWriter{w, &t.flushes}, req)
 
 	// r3labs' handler has returned: no client is on the stream any more,
 	// the only time RemoveStream neither leaks nor hangs.
@@ -264,12 +273,14 @@ func (t *tab) pump() {
 			return
 		case <-t.sub.ready:
 		}
+		t.working.Store(true)
 		batch = t.sub.take(batch)
 		for _, f := range merge(batch) {
 			if !t.publish(f) {
 				return
 			}
 		}
+		t.working.Store(false)
 	}
 }
 
@@ -294,5 +305,41 @@ func (t *tab) publish(f frame) bool {
 		return false
 	}
 	t.hub.sse.Publish(t.stream, sseEvent(f))
+	t.published.Add(1)
 	return true
 }
+
+// sentAll reports whether the tab has been sent every frame queued for
+// it, or will never be: a tab dropped, or whose handler has ended.
+func (t *tab) sentAll() bool {
+	t.mu.Lock()
+	gone := t.dropped || t.ended
+	t.mu.Unlock()
+	if gone {
+		return true
+	}
+	if t.working.Load() {
+		return false
+	}
+	t.sub.mu.Lock()
+	pending := len(t.sub.pending)
+	t.sub.mu.Unlock()
+	return pending == 0 && t.flushes.Load()-1 >= t.published.Load()
+}
+
+// countingWriter is a tab's response as r3labs writes it, counting its
+// flushes (tab.sentAll). Unwrap keeps http.ResponseController working
+// through it.
+type countingWriter struct {
+	http.ResponseWriter
+	flushes *atomic.Int64
+}
+
+func (w countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+	w.flushes.Add(1)
+}
+
+func (w countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -431,3 +431,41 @@ func TestIdleSubscriberCostsLittle(t *testing.T) {
 	}
 	runtime.KeepAlive(subs)
 }
+
+// A shutdown lets every tab get what was published before it: a turn's
+// last events reach a `myco run` that shares the server whose owner is
+// stopping it, rather than its stream ending before turn.end.
+func TestCloseDeliversWhatWasPublished(t *testing.T) {
+	t.Parallel()
+	for round := range 20 {
+		h := newHub(func(string) (event.Snapshot, error) { return event.Snapshot{Status: statusIdle}, nil }, slog.New(slog.DiscardHandler))
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = h.serve(w, r, "s")
+		}))
+		resp, err := http.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan sseLine, 1024)
+		go readSSE(resp.Body, events)
+		if ev := <-events; ev.name != "snapshot" {
+			t.Fatalf("first event %q, want snapshot", ev.name)
+		}
+		h.Publish("s", event.MessageStart{Message: "m"})
+		for i := range 200 {
+			h.Publish("s", event.TextDelta{Message: "m", Text: strconv.Itoa(i) + " "})
+		}
+		h.Publish("s", event.MessageEnd{Message: "m"})
+		h.Publish("s", event.TurnEnd{Turn: "t"})
+		h.close()
+		var last string
+		for ev := range events {
+			last = ev.name
+		}
+		resp.Body.Close()
+		srv.Close()
+		if last != "turn.end" {
+			t.Fatalf("round %d: the stream ended after %q, before turn.end", round, last)
+		}
+	}
+}
