@@ -143,6 +143,9 @@ func TestTextDeltaDecodesCheaply(t *testing.T) {
 		}
 	})
 	t.Logf("a text delta: %d B, %d allocations (the SDK's decoding: %d B, %d)", ours.AllocedBytesPerOp(), ours.AllocsPerOp(), sdk.AllocedBytesPerOp(), sdk.AllocsPerOp())
+	if raceEnabled {
+		return // its instrumentation allocates on its own
+	}
 	if ours.AllocedBytesPerOp() > 512 {
 		t.Errorf("a text delta allocates %d bytes, want at most 512", ours.AllocedBytesPerOp())
 	}
