@@ -54,7 +54,6 @@ test('a heading, a table and highlighted code render while the answer still stre
   await expect(streaming).not.toContainText('END.');
   await expect(streaming).not.toContainText('| alpha |'); // the raw table went
   const mid = await blocksHTML(page);
-  await page.screenshot({ path: '/tmp/pw-stream/streaming-mid.png' });
   expect(mid.length).toBeGreaterThanOrEqual(4); // h1, p, table, code block
 
   // message.end: the same blocks, in the same places, and the tail rendered.
