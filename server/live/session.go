@@ -57,6 +57,7 @@ type Session struct {
 	status    string
 	detail    string
 	slot      *turnSlot // the running turn or compaction; nil when idle
+	releasing int       // releases still telling the tabs how their work ended (Busy)
 	approvals map[string]*approval
 	allowed   map[string]bool // tools allowed for this live session
 	shell     *tools.Shell

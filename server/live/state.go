@@ -116,6 +116,7 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 		panic("live: release of a slot that is not held")
 	}
 	s.slot = nil
+	s.releasing++ // busy until the tabs are told: a shutdown waits for turn.end
 	s.status, s.detail = StatusIdle, ""
 	for id, a := range s.approvals {
 		delete(s.approvals, id)
@@ -186,6 +187,9 @@ func (s *Session) release(slot *turnSlot, end turnEnd) {
 	if nextSlot == nil {
 		s.publish(event.Status{Status: restStatus})
 	}
+	s.mu.Lock()
+	s.releasing--
+	s.mu.Unlock()
 	go s.fold()
 	if needTitle {
 		go s.makeTitle()
