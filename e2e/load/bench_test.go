@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"myco/e2e/internal/mycotest"
 )
 
 // BenchmarkPeakMemory is issue 21's row "peak memory (VmHWM)": a whole
@@ -25,10 +19,10 @@ import (
 // maps of the binary (read from disk: the run evicts it from the page
 // cache first, see evictBinary).
 //
-// myco is built from this tree once per benchmark run (the build cache
-// makes that cheap), or MYCO_BENCH_BIN names a binary built already.
+// myco is built from this tree once per test binary (mycoBin, as the
+// start-up rows build it), or MYCO_BENCH_BIN names a binary built already.
 func BenchmarkPeakMemory(b *testing.B) {
-	bin := benchBinary(b)
+	bin := mycoBin(b)
 	cfg := config{
 		myco: bin, sessions: 10000, requests: 40, clients: 4, turns: 5,
 		concurrent: 20, words: 500, delay: 0, query: "flaky", timeout: 5 * time.Minute,
@@ -49,27 +43,4 @@ func BenchmarkPeakMemory(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	b.ReportMetric(float64(anon)/(1<<20), "peak-anon-MiB")
 	b.ReportMetric(float64(file)/(1<<20), "peak-file-MiB")
-}
-
-// benchBinary is the myco binary the benchmark runs: MYCO_BENCH_BIN, or
-// one built from this tree into a temporary folder.
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	if bin := os.Getenv("MYCO_BENCH_BIN"); bin != "" {
-		abs, err := filepath.Abs(bin)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return abs
-	}
-	bin := filepath.Join(b.TempDir(), "myco")
-	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
-	defer cancel()
-	// The test runs in e2e/load; the command is two folders up.
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "../../cmd/myco")
-	cmd.Env = mycotest.BuildEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build myco: %v\n%s", err, out)
-	}
-	return bin
 }
