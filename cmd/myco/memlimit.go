@@ -22,8 +22,9 @@ import (
 // the peak was ~93 MB without a limit, 64 MB with 40 MiB and 57 MB with
 // 32 MiB, once the live heap of 10,000 listed sessions came down to
 // 13-16 MB. 24 MiB came once a streamed delta stopped costing 2.5 KB and
-// a tab's queue 96 KB ("24 MiB" there): anonymous memory 28.6 -> 21.3 MB,
-// for 3% more CPU in that run and 6% longer for its 20 concurrent turns.
+// a tab's queue 96 KB ("The soft limit: 32 → 24 MiB"): anonymous memory
+// 28.6 -> 21.3 MB, for 3% more CPU in that run and 6% longer for its 20
+// concurrent turns.
 const defaultMemoryLimit = 24 << 20
 
 // managesMemoryLimit says whether myco sets the soft limit: not when

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -19,7 +20,7 @@ import (
 // headers, and the OpenTelemetry span attributes.
 func (c *anthropicClient) streamMessages(ctx context.Context, params anthropic.MessageNewParams, opts ...option.RequestOption) *ssestream.Stream[streamEvent] {
 	var raw *http.Response
-	opts = append(opts, option.WithJSONSet("stream", true))
+	opts = append(slices.Clip(opts), option.WithJSONSet("stream", true)) // never into the caller's array
 	err := c.sdk.Post(ctx, "v1/messages", params, &raw, opts...)
 	return ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
 }

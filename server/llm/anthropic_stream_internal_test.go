@@ -3,10 +3,12 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -148,5 +150,48 @@ func TestTextDeltaDecodesCheaply(t *testing.T) {
 	}
 	if ours.AllocedBytesPerOp() > 512 {
 		t.Errorf("a text delta allocates %d bytes, want at most 512", ours.AllocedBytesPerOp())
+	}
+}
+
+// A streamed answer costs a few hundred bytes a delta through Stream, all
+// of it: the deltas go through the cheap decoding, not the SDK's 2.5 KB.
+func TestStreamedDeltasCostLittle(t *testing.T) {
+	// Not parallel: testing.Benchmark counts the whole process.
+	const deltas = 2000
+	var body strings.Builder
+	body.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n")
+	body.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for i := range deltas {
+		fmt.Fprintf(&body, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" word%d\"}}\n\n", i)
+	}
+	body.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	body.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2000}}\n\n")
+	body.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	answer := []byte(body.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(answer)
+	}))
+	defer srv.Close()
+	c := NewAnthropic(ProviderConfig{Name: "anthropic", BaseURL: srv.URL, APIKey: "k"}, nil).(*anthropicClient)
+	req := Request{Model: "m", Messages: []session.Message{{ID: "u1", Role: "user", Content: []session.Block{{Type: session.BlockText, Text: "hi"}}}}}
+	var failed error
+	r := testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if _, err := c.Stream(context.Background(), req, func(string) { n++ }); err != nil || n != deltas {
+				failed = fmt.Errorf("stream: %v, %d deltas of %d", err, n, deltas)
+				b.FailNow()
+			}
+		}
+	})
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	per := r.AllocedBytesPerOp() / deltas
+	t.Logf("%d bytes a delta through Stream (%d a stream of %d)", per, r.AllocedBytesPerOp(), deltas)
+	if !raceEnabled && per > 1024 {
+		t.Errorf("a streamed delta costs %d bytes, want at most 1 KB (the SDK's decoding alone is 2.5 KB)", per)
 	}
 }
